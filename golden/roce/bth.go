@@ -1,0 +1,248 @@
+package roce
+
+import (
+	"encoding/binary"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// BTHLen is the size of the Base Transport Header.
+const BTHLen = bthLen
+
+// BTH is the InfiniBand Base Transport Header (IBA 9.2; rxe_hdr.h), the
+// first header inside the UDP datagram of RoCEv2, together with what its
+// opcode implies about the rest of the datagram: the extension headers, the
+// pad and the ICRC trailer.
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|    OpCode     |S|M|Pad|  TVer |            P_Key              |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|F|B|   Resv6   |               Destination QP                  |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|A|    Resv7    |            Packet Sequence Number             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	| extension headers (OpCode.Headers) | payload | pad | ICRC (LE) |
+//
+// Contents is the 12 BTH bytes; Payload is the message data alone, without
+// extension headers, pad and ICRC.
+type BTH struct {
+	layers.BaseLayer
+	OpCode         OpCode
+	SolicitedEvent bool
+	MigReq         bool  // MigReq; ignored on receive
+	PadCnt         uint8 // 0..3 pad bytes after the payload
+	TVer           uint8 // transport header version, must be 0
+	PKey           uint16
+	FECN           bool
+	BECN           bool
+	Resv6          uint8 // 6 reserved bits of byte 4
+	DestQP         QPN
+	AckReq         bool
+	Resv7          uint8 // 7 reserved bits of byte 8
+	PSN            PSN
+
+	// Extension headers: each is meaningful only when OpCode.Headers() has
+	// it. Decoding fills them; serialising writes them.
+	DETH         DETH
+	RETH         RETH
+	AtomicETH    AtomicETH
+	AETH         AETH
+	AtomicAckETH AtomicAckETH
+	ImmDt        ImmDt
+	IETH         IETH
+	CNP          CNP
+
+	// Pad holds the bytes between payload and ICRC as decoded. It is
+	// shorter than PadCnt when the packet has fewer bytes after its headers.
+	Pad  []byte
+	ICRC ICRC
+}
+
+// DefaultPKey is the default partition key.
+const DefaultPKey = 0xFFFF
+
+func (b *BTH) LayerType() gopacket.LayerType  { return LayerTypeBTH }
+func (b *BTH) CanDecode() gopacket.LayerClass { return LayerTypeBTH }
+
+// NextLayerType is gopacket.LayerTypePayload when the packet carries data.
+func (b *BTH) NextLayerType() gopacket.LayerType {
+	if len(b.Payload) == 0 {
+		return gopacket.LayerTypeZero
+	}
+	return gopacket.LayerTypePayload
+}
+
+// ext returns the extension header decoders in wire order.
+func (b *BTH) ext() [8]struct {
+	bit Header
+	dl  gopacket.DecodingLayer
+	sl  gopacket.SerializableLayer
+} {
+	return [8]struct {
+		bit Header
+		dl  gopacket.DecodingLayer
+		sl  gopacket.SerializableLayer
+	}{
+		{HasDETH, &b.DETH, &b.DETH},
+		{HasRETH, &b.RETH, &b.RETH},
+		{HasAtomicETH, &b.AtomicETH, &b.AtomicETH},
+		{HasAETH, &b.AETH, &b.AETH},
+		{HasAtomicAckETH, &b.AtomicAckETH, &b.AtomicAckETH},
+		{HasImmDt, &b.ImmDt, &b.ImmDt},
+		{HasIETH, &b.IETH, &b.IETH},
+		{HasCNP, &b.CNP, &b.CNP},
+	}
+}
+
+// DecodeFromBytes decodes a UDP payload: the BTH, the extension headers its
+// opcode implies, the payload, the pad and the ICRC. It fails only when the
+// datagram is too short for those headers; rule violations (PadCnt, TVer,
+// unknown opcode) are left to Check.
+func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*b = BTH{}
+	if len(data) < BTHLen {
+		df.SetTruncated()
+		return truncated("BTH", BTHLen, len(data))
+	}
+	b.OpCode = OpCode(data[0])
+	b.SolicitedEvent = data[1]&0x80 != 0
+	b.MigReq = data[1]&0x40 != 0
+	b.PadCnt = data[1] >> 4 & 3
+	b.TVer = data[1] & 0x0F
+	b.PKey = binary.BigEndian.Uint16(data[2:4])
+	b.FECN = data[4]&0x80 != 0
+	b.BECN = data[4]&0x40 != 0
+	b.Resv6 = data[4] & 0x3F
+	b.DestQP = QPN(get24(data[5:8]))
+	b.AckReq = data[8]&0x80 != 0
+	b.Resv7 = data[8] & 0x7F
+	b.PSN = PSN(get24(data[9:12]))
+	b.Contents = data[:BTHLen]
+
+	h := b.OpCode.Headers()
+	if need := BTHLen + h.HeaderLen() + ICRCLen; len(data) < need {
+		df.SetTruncated()
+		return truncated(b.OpCode.String()+" headers and ICRC", need, len(data))
+	}
+	end := len(data) - ICRCLen
+	if err := b.ICRC.DecodeFromBytes(data[end:], df); err != nil {
+		return err
+	}
+	off := BTHLen
+	if h != 0 {
+		for _, e := range b.ext() {
+			if h&e.bit == 0 {
+				continue
+			}
+			if err := e.dl.DecodeFromBytes(data[off:end], df); err != nil {
+				return err
+			}
+			off += len(e.dl.(gopacket.Layer).LayerContents())
+		}
+	}
+	rest := data[off:end]
+	pad := int(b.PadCnt)
+	if pad > len(rest) {
+		pad = len(rest)
+	}
+	b.Payload = rest[:len(rest)-pad]
+	b.Pad = rest[len(rest)-pad:]
+	return nil
+}
+
+// SerializeTo writes the BTH and its extension headers in front of what is
+// already in the buffer (the payload), and the pad and ICRC after it. With
+// FixLengths it sets PadCnt from the payload length. The ICRC written is
+// b.ICRC.Value, or a placeholder with ComputeChecksums: SerializeLayers and
+// FixICRC fill it in once the IP and UDP headers exist.
+func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if opts.FixLengths {
+		b.PadCnt = uint8(-len(buf.Bytes()) & 3)
+	}
+	pad := int(b.PadCnt & 3)
+	tail, err := buf.AppendBytes(pad + ICRCLen)
+	if err != nil {
+		return err
+	}
+	if len(b.Pad) == pad && !opts.FixLengths {
+		copy(tail, b.Pad)
+	} else {
+		clear(tail[:pad])
+	}
+	icrc := b.ICRC.Value
+	if opts.ComputeChecksums {
+		icrc = 0
+	}
+	binary.LittleEndian.PutUint32(tail[pad:], icrc)
+
+	h := b.OpCode.Headers()
+	ext := b.ext()
+	for i := len(ext) - 1; i >= 0; i-- {
+		if h&ext[i].bit != 0 {
+			if err := ext[i].sl.SerializeTo(buf, opts); err != nil {
+				return err
+			}
+		}
+	}
+	hdr, err := buf.PrependBytes(BTHLen)
+	if err != nil {
+		return err
+	}
+	hdr[0] = uint8(b.OpCode)
+	hdr[1] = flag(b.SolicitedEvent, 0x80) | flag(b.MigReq, 0x40) | (b.PadCnt&3)<<4 | b.TVer&0x0F
+	binary.BigEndian.PutUint16(hdr[2:4], b.PKey)
+	hdr[4] = flag(b.FECN, 0x80) | flag(b.BECN, 0x40) | b.Resv6&0x3F
+	put24(hdr[5:8], uint32(b.DestQP))
+	hdr[8] = flag(b.AckReq, 0x80) | b.Resv7&0x7F
+	put24(hdr[9:12], uint32(b.PSN))
+	return nil
+}
+
+func flag(set bool, bit uint8) uint8 {
+	if set {
+		return bit
+	}
+	return 0
+}
+
+// decodeBTH is the gopacket.Decoder for UDP port 4791: it adds the BTH, each
+// extension header, the payload and the ICRC as layers, in wire order.
+func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
+	b := &BTH{}
+	if err := b.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(b)
+	if h := b.OpCode.Headers(); h != 0 {
+		for _, e := range b.ext() {
+			if h&e.bit != 0 {
+				p.AddLayer(e.dl.(gopacket.Layer))
+			}
+		}
+	}
+	if len(b.Payload) > 0 {
+		pl := gopacket.Payload(b.Payload)
+		p.AddLayer(&pl)
+		p.SetApplicationLayer(&pl)
+	}
+	p.AddLayer(&b.ICRC)
+	return nil
+}
+
+// decodeStandalone decodes one extension header on its own, for a gopacket
+// decoder started at that layer type.
+func decodeStandalone[T any, PT interface {
+	*T
+	gopacket.DecodingLayer
+	gopacket.Layer
+}](data []byte, p gopacket.PacketBuilder) error {
+	l := PT(new(T))
+	if err := l.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(l)
+	return p.NextDecoder(l.NextLayerType())
+}

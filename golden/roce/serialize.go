@@ -1,0 +1,83 @@
+package roce
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// SerializeLayers is gopacket.SerializeLayers for frames that hold a RoCEv2
+// packet: with opts.ComputeChecksums it also computes the ICRC, which needs
+// the finished IP and UDP headers.
+func SerializeLayers(w gopacket.SerializeBuffer, opts gopacket.SerializeOptions, ls ...gopacket.SerializableLayer) error {
+	if err := gopacket.SerializeLayers(w, opts, ls...); err != nil {
+		return err
+	}
+	if !opts.ComputeChecksums {
+		return nil
+	}
+	return FixICRC(w.Bytes())
+}
+
+// FixICRC rewrites the ICRC of an Ethernet frame that carries a RoCEv2
+// packet, in place.
+func FixICRC(frame []byte) error {
+	start, end, err := IPPacket(frame)
+	if err != nil {
+		return err
+	}
+	pkt := frame[start:end]
+	if len(pkt) < ICRCLen {
+		return errICRCLen
+	}
+	icrc, err := ComputeICRC(pkt[:len(pkt)-ICRCLen])
+	if err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(pkt[len(pkt)-ICRCLen:], icrc)
+	return nil
+}
+
+// ErrNotIP is returned by IPPacket for a frame that carries neither IPv4 nor IPv6.
+var ErrNotIP = errors.New("frame carries neither IPv4 nor IPv6")
+
+// IPPacket finds the IP packet in an Ethernet frame, after any 802.1Q or
+// 802.1ad tags: frame[start:end] runs from the first IP header byte to the
+// last byte the IP length field counts (Ethernet padding excluded).
+func IPPacket(frame []byte) (start, end int, err error) {
+	const ethHeader, tagLen = 14, 4
+	off := ethHeader
+	if len(frame) < off {
+		return 0, 0, truncated("Ethernet", ethHeader, len(frame))
+	}
+	et := layers.EthernetType(binary.BigEndian.Uint16(frame[12:14]))
+	for et == layers.EthernetTypeDot1Q || et == layers.EthernetTypeQinQ {
+		if len(frame) < off+tagLen {
+			return 0, 0, truncated("Dot1Q", tagLen, len(frame)-off)
+		}
+		et = layers.EthernetType(binary.BigEndian.Uint16(frame[off+2 : off+4]))
+		off += tagLen
+	}
+	var n int
+	switch et {
+	case layers.EthernetTypeIPv4:
+		if len(frame) < off+ipv4MinHeader {
+			return 0, 0, truncated("IPv4", ipv4MinHeader, len(frame)-off)
+		}
+		n = int(binary.BigEndian.Uint16(frame[off+2 : off+4]))
+	case layers.EthernetTypeIPv6:
+		if len(frame) < off+ipv6Header {
+			return 0, 0, truncated("IPv6", ipv6Header, len(frame)-off)
+		}
+		n = ipv6Header + int(binary.BigEndian.Uint16(frame[off+4:off+6]))
+	default:
+		return 0, 0, fmt.Errorf("%w (EtherType %#04x)", ErrNotIP, uint16(et))
+	}
+	if off+n > len(frame) {
+		return 0, 0, fmt.Errorf("IP length %d exceeds the %d bytes of the frame after its headers", n, len(frame)-off)
+	}
+	return off, off + n, nil
+}
