@@ -1,0 +1,84 @@
+// Command cosim is the command-line tool of the RoCEv2 co-simulation
+// harness. See `cosim help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: cosim <command> [arguments]
+
+commands:
+  check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
+  selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
+                                    check them and corrupted copies of them (what 'make cosim' runs
+                                    until the co-simulation core lands)
+  help                              this text
+
+exit status: 0 all good, 1 a check failed, 2 bad usage or unreadable input
+`
+
+// exitError carries an exit status out of run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Exit statuses shared by all commands.
+const (
+	exitFailed   = 1 // a check failed
+	exitBadInput = 2 // bad usage or input that cannot be read
+)
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err, if any, and maps it to the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "cosim:", err)
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return exitFailed
+}
+
+// run is the whole command; tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fail(exitBadInput, "no command given")
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "check":
+		return runCheck(ctx, rest, stdout, stderr)
+	case "selftest":
+		return runSelftest(ctx, rest, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fail(exitBadInput, "unknown command %q", cmd)
+	}
+}

@@ -1,0 +1,360 @@
+// Package wirecheck validates Ethernet frames the way the golden codecs see
+// them: RoCEv2 packets (ICRC, IPv4 checksum, IP and UDP lengths, BTH and
+// payload rules) and MAC Control frames (802.1Qbb PFC and 802.3x PAUSE).
+// Anything else is listed as such and is not an error. It is what
+// `cosim check` runs on every packet of a capture.
+package wirecheck
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rocesim/cosim/golden/pfc"
+	"github.com/rocesim/cosim/golden/roce"
+)
+
+// Kind says what a frame carries.
+type Kind uint8
+
+const (
+	KindOther      Kind = iota // neither RoCEv2 nor MAC Control: listed, not checked
+	KindRoCE                   // UDP destination port 4791
+	KindMACControl             // EtherType 0x8808: PFC or PAUSE
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindRoCE:
+		return "roce"
+	case KindMACControl:
+		return "mac-control"
+	}
+	return "other"
+}
+
+// Problem codes. PFC problems keep the code of golden/pfc with a "pfc-"
+// prefix.
+const (
+	CodeTruncated     = "truncated" // a header is cut short
+	CodeICRC          = "bad-icrc"  // ICRC does not match
+	CodeIPv4Checksum  = "bad-ipv4-checksum"
+	CodeIPLength      = "ip-length"      // IP length disagrees with the frame
+	CodeUDPLength     = "udp-length"     // UDP length disagrees with the IP length
+	CodePadCount      = "pad-count"      // PadCnt inconsistent with the payload rules
+	CodePayloadLength = "payload-length" // payload size not allowed for the opcode
+	CodeTVer          = "tver"           // BTH transport header version is not 0
+	CodeUnknownOpCode = "unknown-opcode"
+)
+
+// Problem is one rule a frame breaks.
+type Problem struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string { return p.Code + ": " + p.Message }
+
+// Result is the verdict on one frame. It points into the Checker that made
+// it and stays valid until the next Check.
+type Result struct {
+	Kind     Kind
+	Problems []Problem
+	c        *Checker
+}
+
+// OK reports whether the frame breaks no rule.
+func (r Result) OK() bool { return len(r.Problems) == 0 }
+
+// BTH returns the decoded BTH of a RoCEv2 frame, or nil.
+func (r Result) BTH() *roce.BTH {
+	if r.Kind != KindRoCE || !r.c.has(roce.LayerTypeBTH) {
+		return nil
+	}
+	return &r.c.bth
+}
+
+// PFC returns the decoded MAC Control frame, or nil.
+func (r Result) PFC() *pfc.PFC {
+	if r.Kind != KindMACControl || !r.c.has(pfc.LayerTypePFC) {
+		return nil
+	}
+	return &r.c.pfc
+}
+
+// Summary is one line about the frame, e.g.
+// "RC RDMA_WRITE_FIRST qp=0x000012 psn=0x9dbe5d len=1024".
+func (r Result) Summary() string {
+	c := r.c
+	if b := r.BTH(); b != nil {
+		var s strings.Builder
+		if b.OpCode.Known() && b.OpCode != roce.CNPOpCode {
+			fmt.Fprintf(&s, "%s %s", b.OpCode.Transport(), b.OpCode.Operation())
+		} else {
+			s.WriteString(b.OpCode.String())
+		}
+		fmt.Fprintf(&s, " qp=%s psn=%s len=%d", b.DestQP, b.PSN, len(b.Payload))
+		h := b.OpCode.Headers()
+		if h&roce.HasRETH != 0 {
+			fmt.Fprintf(&s, " va=%#x rkey=%#x dmalen=%d", b.RETH.VA, b.RETH.RKey, b.RETH.DMALen)
+		}
+		if h&roce.HasAETH != 0 {
+			fmt.Fprintf(&s, " %s msn=%d", b.AETH.Syndrome, b.AETH.MSN)
+		}
+		if h&roce.HasImmDt != 0 {
+			fmt.Fprintf(&s, " imm=%#08x", b.ImmDt.Imm)
+		}
+		if b.AckReq {
+			s.WriteString(" ackreq")
+		}
+		if b.FECN || b.BECN {
+			fmt.Fprintf(&s, " fecn=%t becn=%t", b.FECN, b.BECN)
+		}
+		return s.String()
+	}
+	if p := r.PFC(); p != nil {
+		if p.Opcode == pfc.OpcodePFC {
+			return fmt.Sprintf("PFC src=%s enable=%s quanta=%v", c.eth.SrcMAC, p.EnableVector, p.Quanta)
+		}
+		if p.Opcode == pfc.OpcodePause {
+			return fmt.Sprintf("PAUSE src=%s quanta=%d", c.eth.SrcMAC, p.Quanta[0])
+		}
+		return fmt.Sprintf("MAC Control %s src=%s", p.Opcode, c.eth.SrcMAC)
+	}
+	names := make([]string, 0, len(c.decoded)+1)
+	for _, t := range c.decoded {
+		names = append(names, t.String())
+	}
+	if c.next != gopacket.LayerTypeZero && c.next != gopacket.LayerTypePayload {
+		names = append(names, c.next.String())
+	}
+	if len(names) == 0 {
+		return "not RoCE: undecodable"
+	}
+	return "not RoCE: " + strings.Join(names, "/")
+}
+
+// Checker decodes and checks frames. It reuses its layers and allocates
+// nothing for a valid frame. Not safe for concurrent use.
+type Checker struct {
+	eth     layers.Ethernet
+	dot1q   layers.Dot1Q
+	ip4     layers.IPv4
+	ip6     layers.IPv6
+	udp     layers.UDP
+	bth     roce.BTH
+	pfc     pfc.PFC
+	payload gopacket.Payload
+	parser  *gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+	next    gopacket.LayerType
+	probs   []Problem
+	pfcBuf  []pfc.Problem
+}
+
+// NewChecker returns a Checker.
+func NewChecker() *Checker {
+	c := &Checker{decoded: make([]gopacket.LayerType, 0, 8)}
+	c.parser = gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet,
+		&c.eth, &c.dot1q, &c.ip4, &c.ip6, &c.udp, &c.bth, &c.pfc, &c.payload)
+	c.parser.IgnoreUnsupported = true
+	return c
+}
+
+func (c *Checker) has(t gopacket.LayerType) bool {
+	for _, d := range c.decoded {
+		if d == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Checker) add(code, format string, args ...any) {
+	c.probs = append(c.probs, Problem{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Check decodes frame (Ethernet, no FCS) and returns every problem found.
+func (c *Checker) Check(frame []byte) Result {
+	c.probs = c.probs[:0]
+	c.next = gopacket.LayerTypeZero
+	err := c.parser.DecodeLayers(frame, &c.decoded)
+	if n := len(c.decoded); n > 0 {
+		c.next = c.layer(c.decoded[n-1]).NextLayerType()
+	}
+	r := Result{Kind: KindOther, c: c}
+	switch {
+	case c.has(layers.LayerTypeEthernet) && c.eth.EthernetType == pfc.EtherType:
+		r.Kind = KindMACControl
+	case c.has(layers.LayerTypeUDP) && c.udp.DstPort == roce.UDPPort:
+		r.Kind = KindRoCE
+	case c.isRoCEStub():
+		r.Kind = KindRoCE
+	}
+	if r.Kind == KindOther {
+		// Not ours to judge; a failure to decode it is not an error either.
+		return r
+	}
+	if err != nil {
+		c.add(CodeTruncated, "%v", err)
+	}
+	switch r.Kind {
+	case KindMACControl:
+		if c.has(pfc.LayerTypePFC) {
+			c.pfcBuf = pfc.AppendProblems(c.pfcBuf[:0], &c.eth, &c.pfc)
+			for _, p := range c.pfcBuf {
+				c.probs = append(c.probs, Problem{Code: "pfc-" + p.Code, Message: p.Message})
+			}
+		}
+	case KindRoCE:
+		c.checkIP(frame)
+		if c.has(roce.LayerTypeBTH) {
+			c.checkBTH()
+		}
+	}
+	r.Problems = c.probs
+	return r
+}
+
+// isRoCEStub catches a RoCEv2 frame cut inside its UDP header: the IP
+// header says UDP and the destination port bytes, if present, say 4791.
+func (c *Checker) isRoCEStub() bool {
+	var proto layers.IPProtocol
+	var payload []byte
+	switch {
+	case c.has(layers.LayerTypeIPv4):
+		proto, payload = c.ip4.Protocol, c.ip4.Payload
+	case c.has(layers.LayerTypeIPv6):
+		proto, payload = c.ip6.NextHeader, c.ip6.Payload
+	default:
+		return false
+	}
+	return proto == layers.IPProtocolUDP && !c.has(layers.LayerTypeUDP) &&
+		len(payload) >= 4 && uint16(payload[2])<<8|uint16(payload[3]) == uint16(roce.UDPPort)
+}
+
+func (c *Checker) layer(t gopacket.LayerType) gopacket.DecodingLayer {
+	switch t {
+	case layers.LayerTypeEthernet:
+		return &c.eth
+	case layers.LayerTypeDot1Q:
+		return &c.dot1q
+	case layers.LayerTypeIPv4:
+		return &c.ip4
+	case layers.LayerTypeIPv6:
+		return &c.ip6
+	case layers.LayerTypeUDP:
+		return &c.udp
+	case roce.LayerTypeBTH:
+		return &c.bth
+	case pfc.LayerTypePFC:
+		return &c.pfc
+	}
+	return &c.payload
+}
+
+// checkIP checks the IPv4 checksum and the IP and UDP lengths, then the
+// ICRC, which covers them.
+func (c *Checker) checkIP(frame []byte) {
+	var ipLen, ipHeader, present int
+	switch {
+	case c.has(layers.LayerTypeIPv4):
+		ipLen, ipHeader = int(c.ip4.Length), len(c.ip4.Contents)
+		present = ipHeader + len(c.ip4.Payload)
+		if !ipv4ChecksumOK(c.ip4.Contents) {
+			c.add(CodeIPv4Checksum, "IPv4 header checksum %#04x does not verify", c.ip4.Checksum)
+		}
+	case c.has(layers.LayerTypeIPv6):
+		ipLen, ipHeader = 40+int(c.ip6.Length), 40
+		present = ipHeader + len(c.ip6.Payload)
+	default:
+		return
+	}
+	if present < ipLen {
+		c.add(CodeIPLength, "IP length %d but only %d bytes of IP packet in the frame", ipLen, present)
+		return
+	}
+	start, end, err := roce.IPPacket(frame)
+	if err != nil {
+		c.add(CodeIPLength, "%v", err)
+		return
+	}
+	// Bytes after the IP packet are Ethernet padding up to 60 bytes; more
+	// than that means the IP length is wrong.
+	if len(frame) > end && len(frame) > 60 {
+		c.add(CodeIPLength, "IP length %d leaves %d bytes of the frame unaccounted for", ipLen, len(frame)-end)
+	}
+	if c.has(layers.LayerTypeUDP) && int(c.udp.Length) != ipLen-ipHeader {
+		c.add(CodeUDPLength, "UDP length %d, but the IP packet leaves %d bytes for UDP", c.udp.Length, ipLen-ipHeader)
+	}
+	if !c.has(roce.LayerTypeBTH) {
+		return
+	}
+	ok, got, want, err := roce.VerifyICRC(frame[start:end])
+	switch {
+	case err != nil:
+		c.add(CodeICRC, "cannot compute the ICRC: %v", err)
+	case !ok:
+		c.add(CodeICRC, "ICRC %#08x, want %#08x", got, want)
+	}
+}
+
+// checkBTH checks the BTH and the payload rules of its opcode
+// (PROTOCOL-NOTES section 2; IBA 9.2 and 9.7.4).
+func (c *Checker) checkBTH() {
+	b := &c.bth
+	if b.TVer != 0 {
+		c.add(CodeTVer, "BTH TVer %d, must be 0", b.TVer)
+	}
+	if !b.OpCode.Known() {
+		c.add(CodeUnknownOpCode, "opcode %#02x is not a RoCEv2 opcode this checker knows", uint8(b.OpCode))
+		return
+	}
+	n := len(b.Payload)
+	after := n + len(b.Pad) // bytes between the headers and the ICRC
+	if len(b.Pad) < int(b.PadCnt) {
+		c.add(CodePadCount, "PadCnt %d but only %d bytes follow the headers", b.PadCnt, after)
+	} else if after%4 != 0 {
+		c.add(CodePadCount, "PadCnt %d with %d payload bytes: payload and pad must fill whole 4-byte words", b.PadCnt, n)
+	}
+	const maxPMTU = 4096
+	name := b.OpCode.String()
+	switch b.OpCode.Payload() {
+	case roce.PayloadNone:
+		if after != 0 {
+			c.add(CodePayloadLength, "%s carries no payload, found %d bytes", name, after)
+		}
+	case roce.PayloadFull:
+		if b.PadCnt != 0 {
+			c.add(CodePadCount, "%s carries a full path MTU, PadCnt must be 0, is %d", name, b.PadCnt)
+		}
+		switch n {
+		case 256, 512, 1024, 2048, 4096:
+		default:
+			c.add(CodePayloadLength, "%s carries %d bytes; FIRST and MIDDLE packets carry exactly one path MTU (256, 512, 1024, 2048 or 4096)", name, n)
+		}
+	case roce.PayloadLast:
+		if n < 1 || n > maxPMTU {
+			c.add(CodePayloadLength, "%s carries %d bytes; LAST packets carry 1 to 4096", name, n)
+		}
+	case roce.PayloadOnly:
+		if n > maxPMTU {
+			c.add(CodePayloadLength, "%s carries %d bytes; ONLY packets carry at most 4096", name, n)
+		}
+	}
+}
+
+// ipv4ChecksumOK reports whether the ones'-complement sum of the header,
+// checksum included, is 0xFFFF (RFC 791, RFC 1071).
+func ipv4ChecksumOK(h []byte) bool {
+	var sum uint32
+	for i := 0; i+1 < len(h); i += 2 {
+		sum += uint32(h[i])<<8 | uint32(h[i+1])
+	}
+	for sum > 0xFFFF {
+		sum = sum&0xFFFF + sum>>16
+	}
+	return sum == 0xFFFF
+}
