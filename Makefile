@@ -1,0 +1,75 @@
+# RoCEv2 NIC and switch co-simulation harness. `make` (or `make help`) lists
+# the targets; every target with a `## ` comment shows up there.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO        ?= go
+BUILD     := build
+OUT       ?= out
+SEED      ?= 1
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1s
+
+# Tools the tests need, as Debian packages, with the command that proves
+# each one is there. python3-scapy is only importable by Debian's own
+# /usr/bin/python3.
+DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++
+
+.PHONY: help deps build cosim test bench lint fuzz clean
+
+help: ## list the targets
+	@echo "usage: make <target>"
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 12
+
+deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3 (apt-get as root; otherwise says what to install)
+	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
+	@missing=""; \
+	for d in $(DEPS); do \
+	  pkg=$${d%%:*}; cmd=$${d##*:}; \
+	  if [ "$$cmd" = scapy ]; then /usr/bin/python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	  else command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; fi; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections; \
+	  apt-get update -qq && apt-get install -y -qq$$missing >/dev/null || { echo "deps: apt-get install$$missing failed"; exit 1; }; \
+	else \
+	  echo "deps: missing:$$missing"; \
+	  echo "deps: install them as root with: apt-get install$$missing"; \
+	  exit 1; \
+	fi
+
+build: ## build the cosim command into build/
+	$(GO) build -o $(BUILD)/cosim ./cmd/cosim
+
+cosim: deps build ## run the main job: today the golden self-check on the built-in sample packets
+	$(BUILD)/cosim selftest --seed $(SEED) --out $(OUT)/selftest
+
+test: deps lint ## every test: golden codecs against scapy and tshark, the checker, the command
+	COSIM_REQUIRE_ORACLES=1 $(GO) test -count=1 ./...
+
+bench: ## benchmarks: decode + ICRC per frame size (packets/s, bytes/s, allocs/op)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/...
+
+lint: ## verilator --lint-only -Wall on every RTL module, go vet, gofmt
+	@files=$$(find rtl -name '*.sv' 2>/dev/null); \
+	if [ -n "$$files" ]; then \
+	  for f in $$files; do verilator --lint-only -Wall -Irtl/common $$f || exit 1; done; \
+	else echo "lint: no RTL yet"; fi
+	$(GO) vet ./...
+	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean: ## remove build/ and out/
+	rm -rf $(BUILD) $(OUT)
