@@ -3,6 +3,7 @@ module github.com/rocesim/cosim
 go 1.26
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/gopacket/gopacket v1.7.7
 	github.com/stretchr/testify v1.12.1
 )

@@ -1,0 +1,316 @@
+// Package scenario reads the TOML files that describe a co-simulation run:
+// the models (which RTL top, data width, parameters), the links between
+// their ports (latency in cycles), the traffic sources, and the run length.
+// Unknown keys and bad values are errors that name the file, line and key.
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Scenario is one run, as written in TOML.
+type Scenario struct {
+	Name     string    `toml:"name"`
+	Seed     *uint64   `toml:"seed"`      // default 1; --seed overrides
+	Cycles   uint64    `toml:"cycles"`    // stop after this many cycles at the latest
+	DrainCap uint64    `toml:"drain"`     // cycles allowed after the last input for outputs to drain
+	ClockMHz float64   `toml:"clock_mhz"` // converts cycles to time in reports and pcapng
+	Models   []Model   `toml:"model"`
+	Links    []Link    `toml:"link"`
+	Traffic  []Traffic `toml:"traffic"`
+
+	File string `toml:"-"` // where it came from, for messages
+}
+
+// Model is one Verilated RTL top.
+type Model struct {
+	Name         string         `toml:"name"`
+	Top          string         `toml:"top"` // RTL top, e.g. "icrc"; selects the binary and the golden model
+	DataWidth    int            `toml:"data_width"`
+	Params       map[string]int `toml:"params"`
+	SrcGapPct    int            `toml:"src_gap_pct"`    // random idle cycles between input beats
+	SinkStallPct int            `toml:"sink_stall_pct"` // random cycles the output holds tready low
+	Remote       string         `toml:"remote"`         // host:port of a model started elsewhere
+}
+
+// Link joins an output port to an input port ("model.out0" -> "model.in0")
+// with a latency in cycles.
+type Link struct {
+	From    string `toml:"from"`
+	To      string `toml:"to"`
+	Latency uint64 `toml:"latency"`
+}
+
+// Traffic is a source of frames into one input port.
+type Traffic struct {
+	Kind       string  `toml:"kind"` // "roce": random valid RoCEv2 frames; "pcap": replay a capture
+	To         string  `toml:"to"`   // "model.inN"
+	Frames     int     `toml:"frames"`
+	MinSize    int     `toml:"min_size"`
+	MaxSize    int     `toml:"max_size"`
+	CorruptPct float64 `toml:"corrupt_pct"` // share of frames with one byte damaged after the ICRC
+	GapCycles  int     `toml:"gap_cycles"`  // idle cycles between frames at the source
+	File       string  `toml:"file"`        // pcap for kind "pcap"
+}
+
+// Error names the file, line and key of a scenario problem.
+type Error struct {
+	File string
+	Line int // 0 when unknown
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": %s", e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+//go:embed default.toml
+var defaultTOML []byte
+
+// DefaultName is what messages call the built-in scenario.
+const DefaultName = "built-in default scenario"
+
+// Default returns the built-in default scenario.
+func Default() (*Scenario, error) { return Parse(DefaultName, defaultTOML) }
+
+// DefaultTOML returns the text of the built-in default scenario.
+func DefaultTOML() []byte { return bytes.Clone(defaultTOML) }
+
+// Load reads and checks a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and checks a scenario; file names it in errors.
+func Parse(file string, data []byte) (*Scenario, error) {
+	s := &Scenario{File: file}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(s)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		// Type mismatches come as plain errors that carry the line and key.
+		if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, &Error{File: file, Line: keyLine(data, und[0]), Key: keyName(und[0]), Msg: "unknown key"}
+	}
+	s.defaults()
+	if err := s.check(data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Scenario) defaults() {
+	if s.ClockMHz == 0 {
+		s.ClockMHz = 156.25
+	}
+	if s.DrainCap == 0 {
+		s.DrainCap = 100_000
+	}
+	for i := range s.Models {
+		if s.Models[i].DataWidth == 0 {
+			s.Models[i].DataWidth = 64
+		}
+	}
+	for i := range s.Traffic {
+		t := &s.Traffic[i]
+		if t.MinSize == 0 {
+			t.MinSize = 60
+		}
+		if t.MaxSize == 0 {
+			t.MaxSize = 1500
+		}
+	}
+}
+
+// check validates values; data locates the offending key's line.
+func (s *Scenario) check(data []byte) error {
+	bad := func(key toml.Key, format string, args ...any) error {
+		return &Error{File: s.File, Line: keyLine(data, key), Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
+	}
+	if s.Cycles == 0 {
+		return bad(toml.Key{"cycles"}, "must be set and above 0 (the run stops there at the latest)")
+	}
+	if s.ClockMHz < 0 {
+		return bad(toml.Key{"clock_mhz"}, "must be positive, is %g", s.ClockMHz)
+	}
+	if len(s.Models) == 0 {
+		return bad(toml.Key{"model"}, "at least one [[model]] is needed")
+	}
+	names := map[string]bool{}
+	for i, m := range s.Models {
+		k := func(f string) toml.Key { return toml.Key{"model", strconv.Itoa(i), f} }
+		switch {
+		case !validName.MatchString(m.Name):
+			return bad(k("name"), "%q is not a valid model name (letters, digits, '_' and '-')", m.Name)
+		case names[m.Name]:
+			return bad(k("name"), "model %q is defined twice", m.Name)
+		case m.Top == "":
+			return bad(k("top"), "must name the RTL top")
+		case m.DataWidth < 64 || m.DataWidth > 1024 || m.DataWidth%64 != 0:
+			return bad(k("data_width"), "must be a multiple of 64 from 64 to 1024, is %d", m.DataWidth)
+		case m.SrcGapPct < 0 || m.SrcGapPct > 99:
+			return bad(k("src_gap_pct"), "must be 0 to 99, is %d", m.SrcGapPct)
+		case m.SinkStallPct < 0 || m.SinkStallPct > 99:
+			return bad(k("sink_stall_pct"), "must be 0 to 99, is %d", m.SinkStallPct)
+		}
+		names[m.Name] = true
+	}
+	for i, l := range s.Links {
+		k := func(f string) toml.Key { return toml.Key{"link", strconv.Itoa(i), f} }
+		if _, _, err := s.port(l.From, "out"); err != nil {
+			return bad(k("from"), "%v", err)
+		}
+		if _, _, err := s.port(l.To, "in"); err != nil {
+			return bad(k("to"), "%v", err)
+		}
+		if l.Latency < 1 {
+			return bad(k("latency"), "must be at least 1 cycle")
+		}
+	}
+	for i, t := range s.Traffic {
+		k := func(f string) toml.Key { return toml.Key{"traffic", strconv.Itoa(i), f} }
+		switch t.Kind {
+		case "roce":
+			if t.MinSize < 60 || t.MaxSize > 9216 || t.MinSize > t.MaxSize {
+				return bad(k("max_size"), "sizes must satisfy 60 <= min_size <= max_size <= 9216, are %d and %d", t.MinSize, t.MaxSize)
+			}
+		case "pcap":
+			if t.File == "" {
+				return bad(k("file"), "kind \"pcap\" needs a file")
+			}
+		default:
+			return bad(k("kind"), "unknown traffic kind %q (want \"roce\" or \"pcap\")", t.Kind)
+		}
+		if _, _, err := s.port(t.To, "in"); err != nil {
+			return bad(k("to"), "%v", err)
+		}
+		if t.Frames < 0 || t.GapCycles < 0 || t.CorruptPct < 0 || t.CorruptPct > 100 {
+			return bad(k("frames"), "frames, gap_cycles and corrupt_pct must not be negative (corrupt_pct at most 100)")
+		}
+	}
+	return nil
+}
+
+var (
+	decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+	validName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	portRef   = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)\.(in|out)([0-9]+)$`)
+)
+
+// Port resolves "model.inN" or "model.outN": dir is "in" or "out".
+func (s *Scenario) port(ref, dir string) (model string, port int, err error) {
+	m := portRef.FindStringSubmatch(ref)
+	if m == nil || m[2] != dir {
+		return "", 0, fmt.Errorf("%q is not a port reference of the form model.%s<N>", ref, dir)
+	}
+	for _, mod := range s.Models {
+		if mod.Name == m[1] {
+			n, _ := strconv.Atoi(m[3])
+			return m[1], n, nil
+		}
+	}
+	return "", 0, fmt.Errorf("%q names no model of this scenario", ref)
+}
+
+// Port resolves a checked port reference.
+func (s *Scenario) Port(ref string) (model string, port int) {
+	m := portRef.FindStringSubmatch(ref)
+	n, _ := strconv.Atoi(m[3])
+	return m[1], n
+}
+
+// keyName renders a key path as written by users: link[0].latency.
+func keyName(k toml.Key) string {
+	var b strings.Builder
+	for i, p := range k {
+		if _, err := strconv.Atoi(p); err == nil {
+			fmt.Fprintf(&b, "[%s]", p)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// keyLine finds the line that defines key: the line of its last element
+// inside the table (or array-of-tables entry) the key's prefix names. The
+// TOML library keeps positions to itself, so this re-reads the text: good
+// for the plain layout scenarios use; 0 when not found.
+func keyLine(data []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	// Strip array indexes: model.2.name -> table "model", entry 2, key "name".
+	var table []string
+	entry := -1
+	last := key[len(key)-1]
+	for _, p := range key[:len(key)-1] {
+		if n, err := strconv.Atoi(p); err == nil {
+			entry = n
+			continue
+		}
+		table = append(table, p)
+	}
+	want := strings.Join(table, ".")
+	cur, seen := "", map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	tableLine := 0
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(t, "[["):
+			cur = strings.TrimSpace(strings.Trim(t, "[] "))
+			seen[cur]++
+		case strings.HasPrefix(t, "["):
+			cur = strings.TrimSpace(strings.Trim(t, "[] "))
+			seen[cur] = 1
+		default:
+			inTable := cur == want && (entry < 0 || seen[cur] == entry+1)
+			name, _, ok := strings.Cut(t, "=")
+			if inTable && ok && strings.Trim(strings.TrimSpace(name), `"`) == last {
+				return line
+			}
+			continue
+		}
+		if cur == want && (entry < 0 || seen[cur] == entry+1) || cur == strings.Join(key, ".") {
+			tableLine = line
+		}
+	}
+	return tableLine
+}

@@ -1,0 +1,308 @@
+// Package scoreboard matches every frame a DUT emits against the frame the
+// golden model expected on the same stream (a model's output port), in
+// order, byte for byte. It classifies each as matched, mismatched,
+// unexpected or missing, explains a mismatch field by field with the cycle
+// and packet index, and writes the neighbourhood of each to a pcapng file.
+package scoreboard
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rocesim/cosim/harness/pcapio"
+)
+
+// Stream names where frames are compared: an output port of a model.
+type Stream struct {
+	Model string
+	Port  int
+}
+
+func (s Stream) String() string { return fmt.Sprintf("%s.out%d", s.Model, s.Port) }
+
+// Frame is a frame a DUT emitted, stamped with the cycle its first beat left.
+type Frame struct {
+	Cycle uint64
+	Data  []byte
+	Bad   bool // tuser[0] on the last beat
+}
+
+// Expected is a frame the golden model predicts on a stream.
+type Expected struct {
+	Data []byte
+	Bad  bool
+	// Cause says which input produced it, for reports (e.g. "icrc.in0 #17").
+	Cause string
+}
+
+// Config sets what reports say and where they go.
+type Config struct {
+	Run     string    // scenario name
+	Seed    uint64    // printed with every report so the run can be repeated
+	Dir     string    // mismatch-NNN.pcapng files go here; "" writes none
+	Report  io.Writer // one block per problem; nil discards
+	Details int       // problems reported in full (default 20); all are counted
+	// Resync is how many expected frames a got frame may skip to find an
+	// exact match, so one lost frame reads as one missing frame rather
+	// than as every later frame mismatching (default 8).
+	Resync int
+}
+
+// Counts is the tally of a run.
+type Counts struct {
+	Expected   int `json:"expected"`
+	Observed   int `json:"frames_out"`
+	Matched    int `json:"matched"`
+	Mismatched int `json:"mismatched"`
+	Missing    int `json:"missing"`
+	Unexpected int `json:"unexpected"`
+}
+
+// Pass reports whether nothing went wrong.
+func (c Counts) Pass() bool { return c.Mismatched == 0 && c.Missing == 0 && c.Unexpected == 0 }
+
+type stream struct {
+	want    []Expected // pending expectations, oldest first
+	recent  []Frame    // last frames observed, for the neighbourhood
+	index   int        // packets observed so far
+	skipped int        // expectations consumed so far, to number missing ones
+}
+
+// Scoreboard compares frames. Not safe for concurrent use.
+type Scoreboard struct {
+	cfg      Config
+	streams  map[Stream]*stream
+	counts   Counts
+	problems int
+	errs     []error
+}
+
+// New returns an empty scoreboard.
+func New(cfg Config) *Scoreboard {
+	if cfg.Details == 0 {
+		cfg.Details = 20
+	}
+	if cfg.Resync == 0 {
+		cfg.Resync = 8
+	}
+	if cfg.Report == nil {
+		cfg.Report = io.Discard
+	}
+	return &Scoreboard{cfg: cfg, streams: map[Stream]*stream{}}
+}
+
+func (s *Scoreboard) stream(st Stream) *stream {
+	x := s.streams[st]
+	if x == nil {
+		x = &stream{}
+		s.streams[st] = x
+	}
+	return x
+}
+
+// Expect queues a frame the golden model predicts on st.
+func (s *Scoreboard) Expect(st Stream, e Expected) {
+	s.counts.Expected++
+	x := s.stream(st)
+	x.want = append(x.want, e)
+}
+
+// Observe checks a frame the DUT emitted on st against the oldest
+// expectation there.
+func (s *Scoreboard) Observe(st Stream, f Frame) {
+	s.counts.Observed++
+	x := s.stream(st)
+	x.index++
+	defer func() {
+		x.recent = append(x.recent, f)
+		if len(x.recent) > 4 {
+			x.recent = x.recent[1:]
+		}
+	}()
+	if len(x.want) == 0 {
+		s.counts.Unexpected++
+		s.report(st, x, f, nil, "UNEXPECTED", nil)
+		return
+	}
+	if same(x.want[0], f) {
+		s.counts.Matched++
+		x.pop()
+		return
+	}
+	// A frame lost by the DUT shows up as the next expectation matching.
+	for k := 1; k <= s.cfg.Resync && k < len(x.want); k++ {
+		if same(x.want[k], f) {
+			for j := 0; j < k; j++ {
+				s.counts.Missing++
+				e := x.want[0]
+				s.report(st, x, Frame{Cycle: f.Cycle}, &e, "MISSING", nil)
+				x.pop()
+			}
+			s.counts.Matched++
+			x.pop()
+			return
+		}
+	}
+	e := x.pop()
+	s.counts.Mismatched++
+	diffs := Diff(e.Data, f.Data)
+	if e.Bad != f.Bad {
+		diffs = append(diffs, FieldDiff{"tuser.bad", fmt.Sprint(e.Bad), fmt.Sprint(f.Bad)})
+	}
+	s.report(st, x, f, &e, "MISMATCH", diffs)
+}
+
+func (x *stream) pop() Expected {
+	e := x.want[0]
+	x.want[0] = Expected{}
+	x.want = x.want[1:]
+	x.skipped++
+	return e
+}
+
+func same(e Expected, f Frame) bool { return e.Bad == f.Bad && bytes.Equal(e.Data, f.Data) }
+
+// Drain ends the run: whatever is still expected is missing. cycle is where
+// the run stopped.
+func (s *Scoreboard) Drain(cycle uint64) {
+	for _, st := range s.sortedStreams() {
+		x := s.streams[st]
+		for len(x.want) > 0 {
+			e := x.want[0]
+			s.counts.Missing++
+			s.report(st, x, Frame{Cycle: cycle}, &e, "MISSING", nil)
+			x.pop()
+		}
+	}
+}
+
+// Counts returns the tally so far.
+func (s *Scoreboard) Counts() Counts { return s.counts }
+
+// Errors returns failures to write neighbourhood files.
+func (s *Scoreboard) Errors() []error { return s.errs }
+
+func (s *Scoreboard) sortedStreams() []Stream {
+	out := make([]Stream, 0, len(s.streams))
+	for st := range s.streams {
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Model != out[j].Model {
+			return out[i].Model < out[j].Model
+		}
+		return out[i].Port < out[j].Port
+	})
+	return out
+}
+
+// report writes one problem: what, where, when, the field diff, both frames
+// in hex around the first difference, and the neighbourhood pcapng.
+func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, what string, diffs []FieldDiff) {
+	s.problems++
+	if s.problems > s.cfg.Details {
+		if s.problems == s.cfg.Details+1 {
+			fmt.Fprintf(s.cfg.Report, "further problems are counted but not detailed (%d shown)\n", s.cfg.Details)
+		}
+		return
+	}
+	w := s.cfg.Report
+	idx := x.index
+	if what == "MISSING" {
+		idx = x.skipped + 1
+	}
+	fmt.Fprintf(w, "%s run=%s seed=%d link=%s cycle=%d packet=#%d", what, s.cfg.Run, s.cfg.Seed, st, got.Cycle, idx)
+	if want != nil && want.Cause != "" {
+		fmt.Fprintf(w, " cause=%s", want.Cause)
+	}
+	fmt.Fprintln(w)
+	for _, d := range diffs {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	off := firstDiff(want, got)
+	if want != nil {
+		fmt.Fprintf(w, "  want (%d bytes, bad=%t):\n%s", len(want.Data), want.Bad, dumpAround(want.Data, off))
+	}
+	if what != "MISSING" {
+		fmt.Fprintf(w, "  got  (%d bytes, bad=%t):\n%s", len(got.Data), got.Bad, dumpAround(got.Data, off))
+	}
+	if s.cfg.Dir != "" {
+		path := filepath.Join(s.cfg.Dir, fmt.Sprintf("mismatch-%03d.pcapng", s.problems))
+		if err := s.writeNeighbourhood(path, st, x, got, want, what); err != nil {
+			s.errs = append(s.errs, err)
+		} else {
+			fmt.Fprintf(w, "  neighbourhood: %s\n", path)
+		}
+	}
+}
+
+func firstDiff(want *Expected, got Frame) int {
+	if want == nil {
+		return 0
+	}
+	n := min(len(want.Data), len(got.Data))
+	for i := 0; i < n; i++ {
+		if want.Data[i] != got.Data[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// dumpAround shows up to 64 bytes from the 16-byte line holding off.
+func dumpAround(b []byte, off int) string {
+	start := off &^ 15
+	if start > len(b) {
+		start = len(b) &^ 15
+	}
+	end := min(len(b), start+64)
+	var sb strings.Builder
+	for _, line := range strings.SplitAfter(hex.Dump(b[start:end]), "\n") {
+		if line == "" {
+			continue
+		}
+		// hex.Dump numbers from 0: show real offsets instead.
+		var n int
+		fmt.Sscanf(line[:8], "%x", &n)
+		fmt.Fprintf(&sb, "    %08x%s", n+start, line[8:])
+	}
+	if end < len(b) {
+		fmt.Fprintf(&sb, "    ... %d more bytes\n", len(b)-end)
+	}
+	return sb.String()
+}
+
+// writeNeighbourhood puts the last frames seen on the stream, the got frame
+// and the wanted frame into one pcapng, each with a comment saying which.
+func (s *Scoreboard) writeNeighbourhood(path string, st Stream, x *stream, got Frame, want *Expected, what string) error {
+	w, err := pcapio.CreateLinkFile(path, st.String(), pcapio.LinkWriterOptions{
+		SectionComment: fmt.Sprintf("%s run=%s seed=%d link=%s", what, s.cfg.Run, s.cfg.Seed, st),
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range x.recent {
+		if err := w.WriteFrameOn(0, f.Cycle, f.Data, "earlier frame on this link (matched or reported before)"); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if what != "MISSING" {
+		if err := w.WriteFrameOn(0, got.Cycle, got.Data, fmt.Sprintf("GOT (%s) bad=%t", strings.ToLower(what), got.Bad)); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if want != nil {
+		if err := w.WriteFrameOn(0, got.Cycle, want.Data, fmt.Sprintf("WANT bad=%t %s", want.Bad, want.Cause)); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
