@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/rocesim/cosim/golden/wirecheck"
 	"github.com/rocesim/cosim/harness/pcapio"
@@ -45,10 +46,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: cosim check [--json] FILE.pcap[ng]...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	files, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
 		return fail(exitBadInput, "check: %v", err)
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		fs.Usage()
 		return fail(exitBadInput, "check: no capture file given")
 	}
@@ -56,11 +61,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var t tally
 	var unreadable []error
 	enc := json.NewEncoder(stdout)
-	for _, path := range fs.Args() {
+	for _, path := range files {
 		if err := ctx.Err(); err != nil {
 			return fail(exitBadInput, "check: %v", err)
 		}
-		if fs.NArg() > 1 && !*asJSON {
+		if len(files) > 1 && !*asJSON {
 			fmt.Fprintf(stdout, "== %s\n", path)
 		}
 		err := checkFile(path, c, &t, func(rep packetReport) error {
@@ -82,11 +87,31 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case len(unreadable) > 0:
-		return fail(exitBadInput, "check: %d of %d files could not be read completely", len(unreadable), fs.NArg())
+		return fail(exitBadInput, "check: %d of %d files could not be read completely", len(unreadable), len(files))
 	case t.invalid > 0:
 		return fail(exitFailed, "check: %d invalid packets", t.invalid)
 	}
 	return nil
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments ("cosim check a.pcap --json"); after "--" every
+// argument is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos, rest []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
 }
 
 // checkFile checks every packet of one capture, reporting each through emit.

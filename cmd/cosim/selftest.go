@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ func runSelftest(_ context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "seed of the sample generator")
 	out := fs.String("out", "", "write samples.pcap and corrupted.pcap into this directory")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
 		return fail(exitBadInput, "selftest: %v", err)
 	}
 	if fs.NArg() != 0 {
@@ -23,7 +26,9 @@ func runSelftest(_ context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "selftest seed=%d (rerun with --seed %d)\n", *seed, *seed)
 	res, err := selftest.Run(*seed, *out, stdout)
 	if err != nil {
-		return fail(exitFailed, "selftest: %v", err)
+		// The samples could not be built or written: an I/O problem, not a
+		// failed check.
+		return fail(exitBadInput, "selftest: %v", err)
 	}
 	for _, f := range res.Failures {
 		fmt.Fprintln(stdout, "FAIL", f)

@@ -23,7 +23,10 @@ func SerializeLayers(w gopacket.SerializeBuffer, opts gopacket.SerializeOptions,
 }
 
 // FixICRC rewrites the ICRC of an Ethernet frame that carries a RoCEv2
-// packet, in place.
+// packet, in place. A non-zero UDP checksum is recomputed after it, since it
+// covers the ICRC: the ICRC masks the UDP checksum, but a Linux receiver
+// checks a non-zero one before Soft-RoCE sees the packet
+// (udp_queue_rcv_one_skb), so it must be right or zero.
 func FixICRC(frame []byte) error {
 	start, end, err := IPPacket(frame)
 	if err != nil {
@@ -38,7 +41,45 @@ func FixICRC(frame []byte) error {
 		return err
 	}
 	binary.LittleEndian.PutUint32(pkt[len(pkt)-ICRCLen:], icrc)
+	fixUDPChecksum(pkt)
 	return nil
+}
+
+// fixUDPChecksum recomputes the UDP checksum of an IP packet unless it is
+// zero (RFC 768 pseudo-header for IPv4, RFC 8200 section 8.1 for IPv6).
+// ComputeICRC has checked the headers are there.
+func fixUDPChecksum(pkt []byte) {
+	udp, err := udpOffset(pkt)
+	if err != nil || binary.BigEndian.Uint16(pkt[udp+6:]) == 0 {
+		return
+	}
+	var sum uint32
+	add := func(b []byte) {
+		for len(b) >= 2 {
+			sum += uint32(binary.BigEndian.Uint16(b))
+			b = b[2:]
+		}
+		if len(b) == 1 {
+			sum += uint32(b[0]) << 8
+		}
+	}
+	if udp == ipv6Header {
+		add(pkt[8:40]) // source and destination addresses
+	} else {
+		add(pkt[12:20])
+	}
+	datagram := pkt[udp:]
+	sum += uint32(layers.IPProtocolUDP) + uint32(len(datagram))
+	pkt[udp+6], pkt[udp+7] = 0, 0
+	add(datagram)
+	for sum > 0xFFFF {
+		sum = sum&0xFFFF + sum>>16
+	}
+	c := ^uint16(sum)
+	if c == 0 {
+		c = 0xFFFF // zero means "no checksum" (RFC 768)
+	}
+	binary.BigEndian.PutUint16(pkt[udp+6:], c)
 }
 
 // ErrNotIP is returned by IPPacket for a frame that carries neither IPv4 nor IPv6.

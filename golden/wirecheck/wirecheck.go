@@ -123,6 +123,10 @@ func (r Result) Summary() string {
 		}
 		return fmt.Sprintf("MAC Control %s src=%s", p.Opcode, c.eth.SrcMAC)
 	}
+	prefix := "not RoCE: "
+	if r.Kind == KindRoCE {
+		prefix = "RoCEv2, BTH cut short: "
+	}
 	names := make([]string, 0, len(c.decoded)+1)
 	for _, t := range c.decoded {
 		names = append(names, t.String())
@@ -131,9 +135,9 @@ func (r Result) Summary() string {
 		names = append(names, c.next.String())
 	}
 	if len(names) == 0 {
-		return "not RoCE: undecodable"
+		return prefix + "undecodable"
 	}
-	return "not RoCE: " + strings.Join(names, "/")
+	return prefix + strings.Join(names, "/")
 }
 
 // Checker decodes and checks frames. It reuses its layers and allocates
@@ -212,6 +216,8 @@ func (c *Checker) Check(frame []byte) Result {
 		c.checkIP(frame)
 		if c.has(roce.LayerTypeBTH) {
 			c.checkBTH()
+		} else if err == nil {
+			c.add(CodeTruncated, "the UDP datagram ends before the %d-byte BTH", roce.BTHLen)
 		}
 	}
 	r.Problems = c.probs
@@ -320,7 +326,7 @@ func (c *Checker) checkBTH() {
 		c.add(CodePadCount, "PadCnt %d with %d payload bytes: payload and pad must fill whole 4-byte words", b.PadCnt, n)
 	}
 	const maxPMTU = 4096
-	name := b.OpCode.String()
+	name := b.OpCode // formatted only when a problem is reported
 	switch b.OpCode.Payload() {
 	case roce.PayloadNone:
 		if after != 0 {

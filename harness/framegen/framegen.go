@@ -25,7 +25,10 @@ const (
 )
 
 func (e Encap) String() string {
-	return [...]string{"IPv4", "IPv6", "VLAN/IPv4", "VLAN/IPv6"}[e&3]
+	if e > VLANIPv6 {
+		return fmt.Sprintf("Encap(%d)", uint8(e))
+	}
+	return [...]string{"IPv4", "IPv6", "VLAN/IPv4", "VLAN/IPv6"}[e]
 }
 
 // Encaps lists every encapsulation.
@@ -45,7 +48,8 @@ func KnownOpCodes() []roce.OpCode {
 // PMTUs are the path MTUs of IBA 9.7.4 (PROTOCOL-NOTES section 5).
 var PMTUs = []int{256, 512, 1024, 2048, 4096}
 
-// Spec says what to build; zero fields are drawn from the generator.
+// Spec says what to build; header fields not named here are drawn from
+// the generator.
 type Spec struct {
 	OpCode     roce.OpCode
 	Encap      Encap
@@ -68,9 +72,9 @@ func PayloadLen(rng *rand.Rand, op roce.OpCode, maxLen int) int {
 		}
 		return fit[rng.IntN(len(fit))]
 	case roce.PayloadLast:
-		return 1 + rng.IntN(min(maxLen, 4096))
+		return 1 + rng.IntN(min(max(maxLen, 1), 4096))
 	case roce.PayloadOnly:
-		return rng.IntN(min(maxLen, 4096) + 1)
+		return rng.IntN(min(max(maxLen, 0), 4096) + 1)
 	}
 	return 0
 }
@@ -133,16 +137,29 @@ func Build(rng *rand.Rand, s Spec) ([]byte, error) {
 		ls = append(ls, gopacket.Payload(payload))
 	}
 	buf := gopacket.NewSerializeBuffer()
-	// rxe sends UDP checksum 0 (PROTOCOL-NOTES section 1): leave it so, it is
-	// masked by the ICRC anyway.
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
 	if err := roce.SerializeLayers(buf, opts, ls...); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	// rxe sends UDP checksum 0 (rxe_net.c prepare_udp_hdr); the ICRC masks
+	// it, so zeroing it leaves the ICRC valid.
+	f := buf.Bytes()
+	start, _, err := roce.IPPacket(f)
+	if err != nil {
+		return nil, err
+	}
+	csum := start + 20 + 6
+	if inner == layers.EthernetTypeIPv6 {
+		csum = start + 40 + 6
+	}
+	f[csum], f[csum+1] = 0, 0
+	return f, nil
 }
 
 func checkSpec(s Spec) error {
+	if s.Encap > VLANIPv6 {
+		return fmt.Errorf("framegen: unknown encapsulation %d", s.Encap)
+	}
 	if !s.OpCode.Known() {
 		return fmt.Errorf("framegen: unknown opcode %s", s.OpCode)
 	}
