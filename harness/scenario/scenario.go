@@ -49,6 +49,9 @@ type Link struct {
 	From    string `toml:"from"`
 	To      string `toml:"to"`
 	Latency uint64 `toml:"latency"`
+	// Faults, drawn from a generator seeded by the run seed and the link.
+	LossPct    float64 `toml:"loss_pct"`    // frames dropped on the wire (counted as drops)
+	CorruptPct float64 `toml:"corrupt_pct"` // frames with one byte after the Ethernet header damaged
 }
 
 // Traffic is a source of frames into one input port.
@@ -58,7 +61,6 @@ type Traffic struct {
 	Frames     int     `toml:"frames"`
 	MinSize    int     `toml:"min_size"`
 	MaxSize    int     `toml:"max_size"`
-	CorruptPct float64 `toml:"corrupt_pct"` // share of frames with one byte damaged after the ICRC
 	GapCycles  int     `toml:"gap_cycles"`  // idle cycles between frames at the source
 	File       string  `toml:"file"`        // pcap for kind "pcap"
 }
@@ -199,6 +201,12 @@ func (s *Scenario) check(data []byte) error {
 		if l.Latency < 1 {
 			return bad(k("latency"), "must be at least 1 cycle")
 		}
+		if l.LossPct < 0 || l.LossPct > 100 {
+			return bad(k("loss_pct"), "must be 0 to 100, is %g", l.LossPct)
+		}
+		if l.CorruptPct < 0 || l.CorruptPct > 100 {
+			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", l.CorruptPct)
+		}
 	}
 	for i, t := range s.Traffic {
 		k := func(f string) toml.Key { return toml.Key{"traffic", strconv.Itoa(i), f} }
@@ -217,8 +225,8 @@ func (s *Scenario) check(data []byte) error {
 		if _, _, err := s.port(t.To, "in"); err != nil {
 			return bad(k("to"), "%v", err)
 		}
-		if t.Frames < 0 || t.GapCycles < 0 || t.CorruptPct < 0 || t.CorruptPct > 100 {
-			return bad(k("frames"), "frames, gap_cycles and corrupt_pct must not be negative (corrupt_pct at most 100)")
+		if t.Frames < 0 || t.GapCycles < 0 {
+			return bad(k("frames"), "frames and gap_cycles must not be negative")
 		}
 	}
 	return nil

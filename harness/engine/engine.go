@@ -1,0 +1,586 @@
+// Package engine runs a scenario: it starts the Verilated models, steps them
+// in parallel in windows no longer than the smallest link latency, moves
+// stamped frames between sources, links and models, feeds every frame a DUT
+// accepted to its golden model, and checks every frame a DUT emitted on the
+// scoreboard. It writes a pcapng of every link and summary.json.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/rocesim/cosim/harness/scoreboard"
+)
+
+// Config is one run.
+type Config struct {
+	Scenario *scenario.Scenario
+	Seed     uint64
+	OutDir   string    // summary.json, links.pcapng, mismatch files, traces
+	ModelDir string    // where built models live: <ModelDir>/<top>-<width>/<top>
+	Trace    bool      // FST trace of every model into OutDir
+	Report   io.Writer // mismatch reports and the summary
+	Progress io.Writer // live progress; nil for none (not a terminal)
+	Timeouts cosim.Timeouts
+	// MaxWindow bounds a window when no link constrains it.
+	MaxWindow uint64
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Scenario     string                            `json:"scenario"`
+	Seed         uint64                            `json:"seed"`
+	Cycles       uint64                            `json:"cycles"`
+	WallSeconds  float64                           `json:"wall_seconds"`
+	CyclesPerSec float64                           `json:"cycles_per_second"`
+	Windows      int                               `json:"windows"`
+	FramesIn     int                               `json:"frames_in"`
+	FramesOut    int                               `json:"frames_out"`
+	Matched      int                               `json:"matched"`
+	Mismatched   int                               `json:"mismatched"`
+	Missing      int                               `json:"missing"`
+	Unexpected   int                               `json:"unexpected"`
+	Drops        map[string]int                    `json:"drops"`
+	Faults       map[string]int                    `json:"faults"`
+	Counters     map[string]map[string]CounterPair `json:"counters"`
+	CounterFails int                               `json:"counter_mismatches"`
+	Stuck        int                               `json:"stuck_inputs"`
+	Error        string                            `json:"error,omitempty"`
+	Pass         bool                              `json:"pass"`
+}
+
+// CounterPair is one DUT counter beside its golden value.
+type CounterPair struct {
+	DUT    uint64 `json:"dut"`
+	Golden uint64 `json:"golden"`
+}
+
+// node is one model in the run.
+type node struct {
+	name   string
+	top    Top
+	width  int
+	m      *cosim.Model
+	golden Golden
+	sent   [][]cosim.Frame // per input port: frames sent, not yet accepted
+	window cosim.Window
+	reply  cosim.Reply
+	err    error
+	busy   bool
+	queued uint32
+	sinks  map[int]int // output port -> pcap interface, for unlinked outputs
+	links  map[int]*link
+}
+
+// Run runs the scenario to completion and returns its summary. The error
+// is non-nil when the run could not complete (a model died, hung or broke
+// the protocol); a run that completed with failed checks returns a Summary
+// with Pass false and a nil error.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	r, err := newRun(cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	runErr := r.loop(ctx)
+	if runErr == nil {
+		runErr = r.compareCounters(ctx)
+	}
+	r.sb.Drain(r.cycle)
+	r.closeModels()
+	s := r.summary(time.Since(start), runErr)
+	if err := r.finish(s); err != nil && runErr == nil {
+		runErr = err
+	}
+	return s, runErr
+}
+
+type run struct {
+	cfg     Config
+	sc      *scenario.Scenario
+	nodes   []*node
+	byName  map[string]*node
+	links   []*link
+	sources []*source
+	sb      *scoreboard.Scoreboard
+	pcap    *pcapio.LinkWriter
+	srcPcap map[*source]int
+	cycle   uint64
+	windows int
+	in      int
+	stuck   int
+	drops   map[string]int
+	faults  map[string]int
+	ctrMu   sync.Mutex // guards ctrs, which models fill in parallel
+	ctrs    map[string]map[string]CounterPair
+}
+
+func newRun(cfg Config) (*run, error) {
+	sc := cfg.Scenario
+	if cfg.MaxWindow == 0 {
+		cfg.MaxWindow = 1 << 16
+	}
+	if cfg.Report == nil {
+		cfg.Report = io.Discard
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, sc: sc, byName: map[string]*node{}, srcPcap: map[*source]int{},
+		drops: map[string]int{}, faults: map[string]int{}, ctrs: map[string]map[string]CounterPair{}}
+	r.sb = scoreboard.New(scoreboard.Config{Run: sc.Name, Seed: cfg.Seed, Dir: cfg.OutDir, Report: cfg.Report})
+	for _, m := range sc.Models {
+		top, err := LookupTop(m.Top)
+		if err != nil {
+			return nil, fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)
+		}
+		n := &node{name: m.Name, top: top, width: m.DataWidth, golden: top.Golden(),
+			sent: make([][]cosim.Frame, top.In), sinks: map[int]int{}, links: map[int]*link{}}
+		r.nodes = append(r.nodes, n)
+		r.byName[m.Name] = n
+	}
+	for _, l := range sc.Links {
+		lk := newLink(l, sc, cfg.Seed)
+		if err := r.checkPort(lk.from, false); err != nil {
+			return nil, err
+		}
+		if err := r.checkPort(lk.to, true); err != nil {
+			return nil, err
+		}
+		if r.byName[lk.from.model].links[lk.from.port] != nil {
+			return nil, fmt.Errorf("%s: %s feeds two links", sc.File, lk.from.out())
+		}
+		r.byName[lk.from.model].links[lk.from.port] = lk
+		r.links = append(r.links, lk)
+	}
+	for i, t := range sc.Traffic {
+		model, port := sc.Port(t.To)
+		if err := r.checkPort(portRef{model, port}, true); err != nil {
+			return nil, err
+		}
+		s, err := newSource(i, t, sc, r.byName[model].width, cfg.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)
+		}
+		r.sources = append(r.sources, s)
+	}
+	return r, nil
+}
+
+func (r *run) checkPort(p portRef, in bool) error {
+	n := r.byName[p.model]
+	limit, dir := n.top.Out, "out"
+	if in {
+		limit, dir = n.top.In, "in"
+	}
+	if p.port >= limit {
+		return fmt.Errorf("%s: %s.%s%d: top %s has %d %sput ports", r.sc.File, p.model, dir, p.port, n.top.Name, limit, dir)
+	}
+	return nil
+}
+
+// ModelPath is where the build puts the binary of a top at a data width.
+func ModelPath(dir, top string, width int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d", top, width), top)
+}
+
+// start launches and handshakes every model, in parallel, and opens the
+// run's pcapng with one interface per link, source and unlinked output.
+func (r *run) start(ctx context.Context) error {
+	var names []string
+	for _, s := range r.sources {
+		names = append(names, fmt.Sprintf("%s->%s", s.name, portRef{s.model, s.port}.in()))
+	}
+	for _, l := range r.links {
+		names = append(names, l.name)
+	}
+	for _, n := range r.nodes {
+		for p := 0; p < n.top.Out; p++ {
+			if n.links[p] == nil {
+				names = append(names, portRef{n.name, p}.out()+"->sink")
+			}
+		}
+	}
+	var err error
+	r.pcap, err = pcapio.CreateLinkFile(filepath.Join(r.cfg.OutDir, "links.pcapng"), names[0], pcapio.LinkWriterOptions{
+		ClockPeriodPS:  uint64(1e6/r.sc.ClockMHz + 0.5),
+		SectionComment: fmt.Sprintf("scenario=%s seed=%d", r.sc.Name, r.cfg.Seed),
+	})
+	if err != nil {
+		return err
+	}
+	ifaces := make([]int, len(names)) // interface 0 is names[0]
+	for i, nm := range names[1:] {
+		if ifaces[i+1], err = r.pcap.AddLink(nm); err != nil {
+			return err
+		}
+	}
+	k := 0
+	for _, s := range r.sources {
+		r.srcPcap[s] = ifaces[k]
+		k++
+	}
+	for _, l := range r.links {
+		l.pcap = ifaces[k]
+		k++
+	}
+	for _, n := range r.nodes {
+		for p := 0; p < n.top.Out; p++ {
+			if n.links[p] == nil {
+				n.sinks[p] = ifaces[k]
+				k++
+			}
+		}
+	}
+	return r.parallel(func(n *node) error {
+		m := r.modelConfig(n)
+		mod, err := cosim.Start(ctx, m)
+		if err != nil {
+			return err
+		}
+		n.m = mod
+		ack := cosim.HelloAck{Seed: r.cfg.Seed ^ hashName(n.name),
+			SrcGapPct: uint16(r.modelSpec(n).SrcGapPct), SinkStallPct: uint16(r.modelSpec(n).SinkStallPct)}
+		if r.cfg.Trace {
+			ack.Trace, ack.TracePath = true, filepath.Join(r.cfg.OutDir, n.name+".fst")
+		}
+		h, err := mod.Handshake(ctx, ack)
+		if err != nil {
+			return err
+		}
+		if int(h.DataWidth) != n.width || int(h.InPorts) != n.top.In || int(h.OutPorts) != n.top.Out {
+			return fmt.Errorf("model %s: the binary reports data width %d and %d/%d ports; the scenario wants %d bits and top %s has %d/%d",
+				n.name, h.DataWidth, h.InPorts, h.OutPorts, n.width, n.top.Name, n.top.In, n.top.Out)
+		}
+		return nil
+	})
+}
+
+func (r *run) modelSpec(n *node) scenario.Model {
+	for _, m := range r.sc.Models {
+		if m.Name == n.name {
+			return m
+		}
+	}
+	return scenario.Model{}
+}
+
+func (r *run) modelConfig(n *node) cosim.Config {
+	path := ModelPath(r.cfg.ModelDir, n.top.Name, n.width)
+	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts}
+}
+
+func hashName(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// parallel runs f on every node at once and returns the first error in
+// node order, so reports do not depend on scheduling.
+func (r *run) parallel(f func(*node) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(r.nodes))
+	for i, n := range r.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(n)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// loop runs windows until every source is exhausted, nothing is in flight
+// and every expected frame came out, or until a limit.
+func (r *run) loop(ctx context.Context) error {
+	if err := r.start(ctx); err != nil {
+		return err
+	}
+	lookahead := r.cfg.MaxWindow
+	for _, l := range r.links {
+		lookahead = min(lookahead, l.latency)
+	}
+	lastInput := uint64(0)
+	for _, s := range r.sources {
+		if n := len(s.frames); n > 0 {
+			lastInput = max(lastInput, s.frames[n-1].cycle)
+		}
+	}
+	progress := newProgress(r.cfg.Progress)
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
+		}
+		quiet := r.quiet()
+		nextSrc, more := r.nextSource()
+		if quiet && !more {
+			return nil // drained
+		}
+		if r.cycle >= r.sc.Cycles {
+			return fmt.Errorf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)
+		}
+		if r.cycle > lastInput+r.sc.DrainCap {
+			return fmt.Errorf("not drained %d cycles after the last input (cycle %d): the DUT holds frames or the golden model expects frames that never came", r.sc.DrainCap, lastInput)
+		}
+		end := r.cycle + lookahead
+		if quiet && nextSrc > r.cycle {
+			// Nothing in flight and every DUT idle: nothing can leave a
+			// model before the next source frame arrives.
+			end = nextSrc + lookahead
+		}
+		end = min(end, r.sc.Cycles)
+		if err := r.step(ctx, end); err != nil {
+			return err
+		}
+		progress.update(r)
+	}
+}
+
+// quiet reports whether nothing is in flight: no frame on a link, no input
+// queued in a model, no model busy, no expected frame outstanding.
+func (r *run) quiet() bool {
+	for _, l := range r.links {
+		if len(l.inflight) > 0 {
+			return false
+		}
+	}
+	for _, n := range r.nodes {
+		if n.busy || n.queued > 0 {
+			return false
+		}
+		for _, q := range n.sent {
+			if len(q) > 0 {
+				return false
+			}
+		}
+	}
+	c := r.sb.Counts()
+	return c.Expected == c.Matched+c.Mismatched+c.Missing
+}
+
+func (r *run) nextSource() (uint64, bool) {
+	next, more := uint64(0), false
+	for _, s := range r.sources {
+		if c, ok := s.nextCycle(); ok && (!more || c < next) {
+			next, more = c, true
+		}
+	}
+	return next, more
+}
+
+// step runs one window [r.cycle, end) on every model.
+func (r *run) step(ctx context.Context, end uint64) error {
+	for _, n := range r.nodes {
+		n.window = cosim.Window{Target: end}
+	}
+	for _, s := range r.sources {
+		n := r.byName[s.model]
+		for _, f := range s.due(end) {
+			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data})
+			if err := r.pcap.WriteFrameOn(r.srcPcap[s], f.cycle, f.data); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range r.links {
+		n := r.byName[l.to.model]
+		for _, f := range l.due(end) {
+			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(l.to.port), Cycle: f.cycle, Data: f.data})
+		}
+	}
+	for _, n := range r.nodes {
+		// Frames from several sources may share a port: keep arrival order.
+		sort.SliceStable(n.window.Frames, func(i, j int) bool {
+			a, b := n.window.Frames[i], n.window.Frames[j]
+			if a.Port != b.Port {
+				return a.Port < b.Port
+			}
+			return a.Cycle < b.Cycle
+		})
+	}
+	err := r.parallel(func(n *node) error {
+		var err error
+		n.reply, err = n.m.Step(ctx, n.window)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.windows++
+	// Record what each model was given (Step numbered the frames).
+	for _, n := range r.nodes {
+		for _, f := range n.window.Frames {
+			n.sent[f.Port] = append(n.sent[f.Port], f)
+			r.in++
+		}
+	}
+	for _, n := range r.nodes {
+		if err := r.absorb(n); err != nil {
+			return err
+		}
+	}
+	r.cycle = end
+	return nil
+}
+
+// absorb feeds a model's reply to its golden model and the scoreboard and
+// puts its outputs on their links.
+func (r *run) absorb(n *node) error {
+	rep := &n.reply
+	n.busy, n.queued = rep.Done.Busy, rep.Done.FramesQueued
+	for _, a := range rep.Accepts {
+		q := n.sent[a.Port]
+		if len(q) == 0 || q[0].Seq != a.Seq {
+			return fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
+		}
+		f := q[0]
+		n.sent[a.Port] = q[1:]
+		cause := fmt.Sprintf("%s #%d", portRef{n.name, int(a.Port)}.in(), a.Seq)
+		for _, o := range n.golden.Accept(int(a.Port), a.Cycle, f.Data, f.Bad) {
+			r.sb.Expect(scoreboard.Stream{Model: n.name, Port: o.Port}, scoreboard.Expected{Data: o.Data, Bad: o.Bad, Cause: cause})
+		}
+	}
+	for _, f := range rep.Frames {
+		r.sb.Observe(scoreboard.Stream{Model: n.name, Port: int(f.Port)}, scoreboard.Frame{Cycle: f.Cycle, Data: f.Data, Bad: f.Bad})
+		if l := n.links[int(f.Port)]; l != nil {
+			lost, corrupted, out := l.send(f.Cycle, f.Data)
+			note := ""
+			switch {
+			case lost:
+				r.drops["link_loss"]++
+				note = "lost on the link (fault injection)"
+				out = f.Data
+			case corrupted:
+				r.faults["link_corrupt"]++
+				note = "corrupted on the link (fault injection)"
+			}
+			if err := r.pcap.WriteFrameOn(l.pcap, f.Cycle, out, note); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.pcap.WriteFrameOn(n.sinks[int(f.Port)], f.Cycle, f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compareCounters reads every DUT counter through the CSR path and
+// compares it with the golden model's.
+func (r *run) compareCounters(ctx context.Context) error {
+	return r.parallel(func(n *node) error {
+		names := make([]string, 0, len(n.top.Counters))
+		for name := range n.top.Counters {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		w := cosim.Window{Target: r.cycle}
+		for _, name := range names {
+			w.CSRReads = append(w.CSRReads, n.top.Counters[name])
+		}
+		rep, err := n.m.Step(ctx, w)
+		if err != nil {
+			return err
+		}
+		want := n.golden.Counters()
+		pairs := map[string]CounterPair{}
+		for i, name := range names {
+			p := CounterPair{DUT: uint64(rep.CSRData[i].Data), Golden: want[name] & 0xFFFFFFFF}
+			pairs[name] = p
+			if p.DUT != p.Golden {
+				n.err = errors.Join(n.err, fmt.Errorf("counter %s.%s: DUT %d, golden %d", n.name, name, p.DUT, p.Golden))
+			}
+		}
+		n.reply = rep
+		n.queued = rep.Done.FramesQueued
+		n.busy = rep.Done.Busy
+		n.window = w
+		r.setCounters(n.name, pairs)
+		return nil
+	})
+}
+
+func (r *run) setCounters(model string, p map[string]CounterPair) {
+	r.ctrMu.Lock()
+	defer r.ctrMu.Unlock()
+	r.ctrs[model] = p
+}
+
+func (r *run) closeModels() {
+	for _, n := range r.nodes {
+		if n.m != nil {
+			n.m.Close()
+		}
+		for _, q := range n.sent {
+			r.stuck += len(q)
+		}
+	}
+}
+
+func (r *run) summary(wall time.Duration, runErr error) *Summary {
+	c := r.sb.Counts()
+	s := &Summary{
+		Scenario: r.sc.Name, Seed: r.cfg.Seed, Cycles: r.cycle, WallSeconds: wall.Seconds(),
+		Windows: r.windows, FramesIn: r.in, FramesOut: c.Observed, Matched: c.Matched,
+		Mismatched: c.Mismatched, Missing: c.Missing, Unexpected: c.Unexpected,
+		Drops: r.drops, Faults: r.faults, Counters: r.ctrs, Stuck: r.stuck,
+	}
+	if wall > 0 {
+		s.CyclesPerSec = float64(r.cycle) / wall.Seconds()
+	}
+	var ctrErrs []string
+	for _, n := range r.nodes {
+		if n.err != nil {
+			ctrErrs = append(ctrErrs, n.err.Error())
+		}
+	}
+	s.CounterFails = 0
+	for _, m := range r.ctrs {
+		for _, p := range m {
+			if p.DUT != p.Golden {
+				s.CounterFails++
+			}
+		}
+	}
+	if runErr != nil {
+		s.Error = runErr.Error()
+	}
+	s.Pass = runErr == nil && c.Pass() && s.CounterFails == 0 && s.Stuck == 0
+	if len(ctrErrs) > 0 {
+		fmt.Fprintln(r.cfg.Report, strings.Join(ctrErrs, "\n"))
+	}
+	return s
+}
+
+// finish closes the pcapng and writes summary.json; both happen on failed
+// runs too, so a failure can be studied.
+func (r *run) finish(s *Summary) error {
+	var errs []error
+	if r.pcap != nil {
+		errs = append(errs, r.pcap.Close())
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	errs = append(errs, os.WriteFile(filepath.Join(r.cfg.OutDir, "summary.json"), append(b, '\n'), 0o644))
+	errs = append(errs, r.sb.Errors()...)
+	return errors.Join(errs...)
+}

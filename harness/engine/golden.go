@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/rocesim/cosim/golden/nic"
+)
+
+// Output is a frame a golden model predicts on one of its output ports.
+type Output struct {
+	Port int
+	Data []byte
+	Bad  bool
+}
+
+// Golden predicts a model's outputs from exactly what its DUT accepted.
+type Golden interface {
+	// Accept feeds one input frame the DUT took on port, at cycle (first
+	// beat), and returns the frames the DUT must emit because of it.
+	Accept(port int, cycle uint64, data []byte, bad bool) []Output
+	// Counters returns the golden values of the DUT's statistics counters
+	// by name; the names are keys of the top's CSR map.
+	Counters() map[string]uint64
+}
+
+// Top describes an RTL top the harness can run: its ports, its golden
+// model and where its counters sit in the CSR space.
+type Top struct {
+	Name     string
+	In, Out  int
+	Golden   func() Golden
+	Counters map[string]uint32 // counter name -> CSR address (32-bit counters)
+}
+
+var tops = map[string]Top{}
+
+// Register makes an RTL top known to scenarios.
+func Register(t Top) { tops[t.Name] = t }
+
+// LookupTop returns a registered top.
+func LookupTop(name string) (Top, error) {
+	t, ok := tops[name]
+	if !ok {
+		names := make([]string, 0, len(tops))
+		for n := range tops {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Top{}, fmt.Errorf("unknown RTL top %q (known: %v)", name, names)
+	}
+	return t, nil
+}
+
+// icrcGolden models the nic_icrc top: port 0 inserts the ICRC, port 1
+// checks and strips it (golden/nic).
+type icrcGolden struct {
+	insert, check nic.ICRCCounters
+}
+
+func (g *icrcGolden) Accept(port int, _ uint64, data []byte, bad bool) []Output {
+	switch port {
+	case 0:
+		return []Output{{Port: 0, Data: nic.InsertICRC(data, &g.insert), Bad: bad}}
+	case 1:
+		out, icrcBad := nic.CheckICRC(data, &g.check)
+		return []Output{{Port: 1, Data: out, Bad: bad || icrcBad}}
+	}
+	return nil
+}
+
+func (g *icrcGolden) Counters() map[string]uint64 {
+	return map[string]uint64{
+		"insert.roce":    g.insert.RoCE,
+		"insert.other":   g.insert.Other,
+		"check.roce":     g.check.RoCE,
+		"check.other":    g.check.Other,
+		"check.bad_icrc": g.check.BadICRC,
+	}
+}
+
+func init() {
+	Register(Top{
+		Name: "nic_icrc", In: 2, Out: 2,
+		Golden: func() Golden { return &icrcGolden{} },
+		// CSR map of rtl/nic/nic_icrc.sv (mirrored in golden/nic/timing.go).
+		Counters: map[string]uint32{
+			"insert.roce": 0x00, "insert.other": 0x04,
+			"check.roce": 0x10, "check.other": 0x14, "check.bad_icrc": 0x18,
+		},
+	})
+}
