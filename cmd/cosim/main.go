@@ -15,6 +15,9 @@ import (
 const usage = `usage: cosim <command> [arguments]
 
 commands:
+  run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR]
+                                    co-simulate a scenario (the built-in default when none is given)
+                                    with every frame checked against the golden models
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
                                     check them and corrupted copies of them (what 'make cosim' runs
@@ -70,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fail(exitBadInput, "no command given")
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		return runRun(ctx, rest, stdout, stderr)
 	case "check":
 		return runCheck(ctx, rest, stdout, stderr)
 	case "selftest":

@@ -146,6 +146,11 @@ func newRun(cfg Config) (*run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)
 		}
+		if path := ModelPath(cfg.ModelDir, top.Name, m.DataWidth); m.Remote == "" {
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
+			}
+		}
 		n := &node{name: m.Name, top: top, width: m.DataWidth, golden: top.Golden(),
 			sent: make([][]cosim.Frame, top.In), sinks: map[int]int{}, links: map[int]*link{}}
 		r.nodes = append(r.nodes, n)
@@ -245,8 +250,16 @@ func (r *run) start(ctx context.Context) error {
 		}
 	}
 	return r.parallel(func(n *node) error {
-		m := r.modelConfig(n)
-		mod, err := cosim.Start(ctx, m)
+		var mod *cosim.Model
+		var err error
+		if remote := r.modelSpec(n).Remote; remote != "" {
+			mod, err = cosim.Dial(ctx, n.name, "tcp", remote)
+			if err == nil {
+				mod.SetTimeouts(r.cfg.Timeouts)
+			}
+		} else {
+			mod, err = cosim.Start(ctx, r.modelConfig(n))
+		}
 		if err != nil {
 			return err
 		}

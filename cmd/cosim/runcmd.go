@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "seed of every random choice (default: the scenario's, else 1)")
+	out := fs.String("out", "out/run", "directory for summary.json, links.pcapng, mismatch files and traces")
+	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR]")
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return fail(exitBadInput, "run: %v", err)
+	}
+	var sc *scenario.Scenario
+	switch len(rest) {
+	case 0:
+		sc, err = scenario.Default()
+	case 1:
+		sc, err = scenario.Load(rest[0])
+	default:
+		return fail(exitBadInput, "run: one scenario at a time, got %d", len(rest))
+	}
+	if err != nil {
+		return fail(exitBadInput, "run: %v", err)
+	}
+	s := uint64(1)
+	if sc.Seed != nil {
+		s = *sc.Seed
+	}
+	seedSet := false
+	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+	if seedSet {
+		s = *seed
+	}
+	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
+	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout}
+	if isTerminal(stderr) {
+		cfg.Progress = stderr
+	}
+	sum, err := engine.Run(ctx, cfg)
+	if sum != nil {
+		fmt.Fprintf(stdout, "cycles %d in %.2fs (%.2f Mcycles/s, %d windows); frames in %d out %d: matched %d, mismatched %d, missing %d, unexpected %d; drops %v; counter mismatches %d; stuck inputs %d\n",
+			sum.Cycles, sum.WallSeconds, sum.CyclesPerSec/1e6, sum.Windows, sum.FramesIn, sum.FramesOut,
+			sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.Drops, sum.CounterFails, sum.Stuck)
+	}
+	if err != nil {
+		return fail(exitFailed, "run: %v\nrerun with: cosim run%s --seed %d", err, scenarioArg(rest), s)
+	}
+	if !sum.Pass {
+		return fail(exitFailed, "run: FAIL (seed %d); details above and in %s", s, *out)
+	}
+	fmt.Fprintln(stdout, "PASS")
+	return nil
+}
+
+func scenarioArg(rest []string) string {
+	if len(rest) == 0 {
+		return ""
+	}
+	return " " + rest[0]
+}
+
+// isTerminal reports whether w is a character device, where progress
+// lines belong; pipes and files stay quiet.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
