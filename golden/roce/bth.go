@@ -75,32 +75,11 @@ func (b *BTH) NextLayerType() gopacket.LayerType {
 	return gopacket.LayerTypePayload
 }
 
-// ext returns the extension header decoders in wire order.
-func (b *BTH) ext() [8]struct {
-	bit Header
-	dl  gopacket.DecodingLayer
-	sl  gopacket.SerializableLayer
-} {
-	return [8]struct {
-		bit Header
-		dl  gopacket.DecodingLayer
-		sl  gopacket.SerializableLayer
-	}{
-		{HasDETH, &b.DETH, &b.DETH},
-		{HasRETH, &b.RETH, &b.RETH},
-		{HasAtomicETH, &b.AtomicETH, &b.AtomicETH},
-		{HasAETH, &b.AETH, &b.AETH},
-		{HasAtomicAckETH, &b.AtomicAckETH, &b.AtomicAckETH},
-		{HasImmDt, &b.ImmDt, &b.ImmDt},
-		{HasIETH, &b.IETH, &b.IETH},
-		{HasCNP, &b.CNP, &b.CNP},
-	}
-}
-
 // DecodeFromBytes decodes a UDP payload: the BTH, the extension headers its
 // opcode implies, the payload, the pad and the ICRC. It fails only when the
 // datagram is too short for those headers; rule violations (PadCnt, TVer,
-// unknown opcode) are left to Check.
+// unknown opcode) are left to golden/wirecheck. An unknown opcode has no
+// extension headers: everything between BTH and ICRC is payload and pad.
 func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	*b = BTH{}
 	if len(data) < BTHLen {
@@ -132,16 +111,14 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return err
 	}
 	off := BTHLen
-	if h != 0 {
-		for _, e := range b.ext() {
-			if h&e.bit == 0 {
-				continue
-			}
-			if err := e.dl.DecodeFromBytes(data[off:end], df); err != nil {
-				return err
-			}
-			off += len(e.dl.(gopacket.Layer).LayerContents())
+	for _, e := range extOrder {
+		if h&e.bit == 0 {
+			continue
 		}
+		if err := b.ext(e.bit).DecodeFromBytes(data[off:end], df); err != nil {
+			return err
+		}
+		off += e.size
 	}
 	rest := data[off:end]
 	pad := int(b.PadCnt)
@@ -153,25 +130,54 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	return nil
 }
 
+// extHeader is what every extension header layer implements.
+type extHeader interface {
+	gopacket.DecodingLayer
+	gopacket.SerializableLayer
+	LayerContents() []byte
+}
+
+// ext returns the field that holds the extension header bit.
+func (b *BTH) ext(bit Header) extHeader {
+	switch bit {
+	case HasDETH:
+		return &b.DETH
+	case HasRETH:
+		return &b.RETH
+	case HasAtomicETH:
+		return &b.AtomicETH
+	case HasAETH:
+		return &b.AETH
+	case HasAtomicAckETH:
+		return &b.AtomicAckETH
+	case HasImmDt:
+		return &b.ImmDt
+	case HasIETH:
+		return &b.IETH
+	}
+	return &b.CNP
+}
+
 // SerializeTo writes the BTH and its extension headers in front of what is
 // already in the buffer (the payload), and the pad and ICRC after it. With
 // FixLengths it sets PadCnt from the payload length. The ICRC written is
 // b.ICRC.Value, or a placeholder with ComputeChecksums: SerializeLayers and
 // FixICRC fill it in once the IP and UDP headers exist.
 func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	if opts.FixLengths {
+	pad, padBytes := int(b.PadCnt&3), []byte(nil)
+	switch {
+	case opts.FixLengths:
 		b.PadCnt = uint8(-len(buf.Bytes()) & 3)
+		pad = int(b.PadCnt)
+	case b.Pad != nil:
+		pad, padBytes = len(b.Pad), b.Pad // as decoded, possibly short of PadCnt
 	}
-	pad := int(b.PadCnt & 3)
 	tail, err := buf.AppendBytes(pad + ICRCLen)
 	if err != nil {
 		return err
 	}
-	if len(b.Pad) == pad && !opts.FixLengths {
-		copy(tail, b.Pad)
-	} else {
-		clear(tail[:pad])
-	}
+	clear(tail[:pad])
+	copy(tail, padBytes)
 	icrc := b.ICRC.Value
 	if opts.ComputeChecksums {
 		icrc = 0
@@ -179,10 +185,9 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	binary.LittleEndian.PutUint32(tail[pad:], icrc)
 
 	h := b.OpCode.Headers()
-	ext := b.ext()
-	for i := len(ext) - 1; i >= 0; i-- {
-		if h&ext[i].bit != 0 {
-			if err := ext[i].sl.SerializeTo(buf, opts); err != nil {
+	for i := len(extOrder) - 1; i >= 0; i-- {
+		if h&extOrder[i].bit != 0 {
+			if err := b.ext(extOrder[i].bit).SerializeTo(buf, opts); err != nil {
 				return err
 			}
 		}
@@ -216,11 +221,10 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 		return err
 	}
 	p.AddLayer(b)
-	if h := b.OpCode.Headers(); h != 0 {
-		for _, e := range b.ext() {
-			if h&e.bit != 0 {
-				p.AddLayer(e.dl.(gopacket.Layer))
-			}
+	h := b.OpCode.Headers()
+	for _, e := range extOrder {
+		if h&e.bit != 0 {
+			p.AddLayer(b.ext(e.bit).(gopacket.Layer))
 		}
 	}
 	if len(b.Payload) > 0 {

@@ -90,14 +90,11 @@ func FuzzBTHDecode(f *testing.F) {
 		parts := append(append(append(append(bytes.Clone(b.Contents), rtExtContents(&b)...), b.Payload...), b.Pad...), b.ICRC.Contents...)
 		require.Equal(t, data, parts, "Contents+ext+payload+pad+ICRC")
 		if len(b.Pad) < int(b.PadCnt) {
-			// Fewer bytes than PadCnt after the headers: there is no
-			// payload, and SerializeTo writes PadCnt pad bytes, not the
-			// ones decoded, so the bytes cannot come back (see the report;
-			// TestPadCntBeyondData).
+			// Fewer bytes than PadCnt after the headers: all of them are pad.
 			require.Empty(t, b.Payload)
-			return
+		} else {
+			require.Len(t, b.Pad, int(b.PadCnt))
 		}
-		require.Len(t, b.Pad, int(b.PadCnt))
 		buf := gopacket.NewSerializeBuffer()
 		require.NoError(t, gopacket.SerializeLayers(buf, gopacket.SerializeOptions{}, &b, gopacket.Payload(b.Payload)))
 		require.Equal(t, data, buf.Bytes(), "re-serialised")
@@ -165,9 +162,6 @@ func FuzzICRC(f *testing.F) {
 	f.Add(append([]byte{0x60, 0, 0, 0, 0, 0, 6}, make([]byte, 60)...))
 
 	f.Fuzz(func(t *testing.T, pkt []byte) {
-		if len(pkt) > 0 && pkt[0] == 0x4A {
-			return // IPv4 with IHL 10: known bug, see TestICRCIPv4IHL10
-		}
 		fast, errFast := roce.ComputeICRC(pkt)
 		ref, errRef := roce.ReferenceICRC(pkt)
 		require.Equal(t, errFast == nil, errRef == nil, "%v / %v", errFast, errRef)

@@ -22,9 +22,14 @@ type ICRC struct {
 	Value uint32
 }
 
-func (c *ICRC) LayerType() gopacket.LayerType     { return LayerTypeICRC }
-func (c *ICRC) CanDecode() gopacket.LayerClass    { return LayerTypeICRC }
-func (c *ICRC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+func (c *ICRC) LayerType() gopacket.LayerType  { return LayerTypeICRC }
+func (c *ICRC) CanDecode() gopacket.LayerClass { return LayerTypeICRC }
+func (c *ICRC) NextLayerType() gopacket.LayerType {
+	if len(c.Payload) > 0 {
+		return gopacket.LayerTypePayload // bytes after a trailer: Ethernet padding
+	}
+	return gopacket.LayerTypeZero
+}
 
 // DecodeFromBytes decodes the first 4 bytes of data.
 func (c *ICRC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
@@ -53,7 +58,6 @@ func (c *ICRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 var (
 	ones       = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 	onesCRC    = crc32.ChecksumIEEE(ones[:]) // 0xDEBB20E3 in rxe's register form
-	ipv6Byte0  = [1]byte{0x6F}               // version 6, traffic class bits masked
 	errICRCLen = errors.New("icrc: packet too short for IP, UDP and BTH headers")
 )
 
@@ -62,6 +66,9 @@ const (
 	ipv6Header    = 40
 	udpHeader     = 8
 	bthLen        = 12
+	// maxMasked is the longest run of headers with masked fields: IPv4
+	// with 40 bytes of options, UDP and the BTH.
+	maxMasked = 60 + udpHeader + bthLen
 )
 
 // ComputeICRC returns the ICRC of pkt, an IPv4 or IPv6 packet from its first
@@ -70,36 +77,21 @@ const (
 // the UDP checksum; BTH byte 4 (FECN, BECN, reserved). IPv6 extension
 // headers are not supported: the next header must be UDP.
 //
-// It allocates nothing: the masked bytes are fed to the CRC as constant runs
-// of ones between slices of pkt.
+// It allocates nothing: the headers are copied to the stack, masked and run
+// through a package-local slicing-by-8 CRC (handing a stack buffer to
+// hash/crc32 would move it to the heap); the rest goes to hash/crc32's
+// hardware-assisted path in one call.
 func ComputeICRC(pkt []byte) (uint32, error) {
-	udp, err := udpOffset(pkt)
+	h, err := parseIP(pkt)
 	if err != nil {
 		return 0, err
 	}
-	bth := udp + udpHeader
-	crc := onesCRC
-	if udp == ipv6Header {
-		// version | TC[7:4], TC[3:0] | FL[19:16], FL[15:0], payload length,
-		// next header, hop limit.
-		crc = crc32.Update(crc, crc32.IEEETable, ipv6Byte0[:])
-		crc = crc32.Update(crc, crc32.IEEETable, ones[:3])
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[4:7])
-		crc = crc32.Update(crc, crc32.IEEETable, ones[:1])
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[8:udp+6])
-	} else {
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[0:1])
-		crc = crc32.Update(crc, crc32.IEEETable, ones[:1]) // TOS
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[2:8])
-		crc = crc32.Update(crc, crc32.IEEETable, ones[:1]) // TTL
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[9:10])
-		crc = crc32.Update(crc, crc32.IEEETable, ones[:2]) // header checksum
-		crc = crc32.Update(crc, crc32.IEEETable, pkt[12:udp+6])
-	}
-	crc = crc32.Update(crc, crc32.IEEETable, ones[:2]) // UDP checksum
-	crc = crc32.Update(crc, crc32.IEEETable, pkt[udp+8:bth+4])
-	crc = crc32.Update(crc, crc32.IEEETable, ones[:1]) // FECN, BECN, reserved
-	return crc32.Update(crc, crc32.IEEETable, pkt[bth+5:]), nil
+	var hdr [maxMasked]byte
+	n := h.bth + bthLen
+	copy(hdr[:], pkt[:n])
+	h.mask(hdr[:n])
+	crc := update8(onesCRC, hdr[:n])
+	return crc32.Update(crc, crc32.IEEETable, pkt[n:]), nil
 }
 
 // VerifyICRC reports whether the last 4 bytes of pkt, an IP packet that ends
@@ -118,44 +110,110 @@ func VerifyICRC(pkt []byte) (ok bool, got, want uint32, err error) {
 	return got == want, got, want, nil
 }
 
-// udpOffset returns where the UDP header starts in an IP packet and checks
-// that the packet holds at least IP, UDP and BTH headers.
-func udpOffset(pkt []byte) (int, error) {
+// ipHeaders locates the headers of a RoCEv2 IP packet.
+type ipHeaders struct {
+	v6  bool
+	udp int // offset of the UDP header
+	bth int // offset of the BTH
+}
+
+// parseIP checks that pkt is an IPv4 or IPv6 packet carrying UDP with room
+// for UDP and BTH headers, and returns where they are. The version decides
+// the layout, never the header length: IPv4 with IHL 10 is 40 bytes too.
+func parseIP(pkt []byte) (ipHeaders, error) {
 	if len(pkt) < 1 {
-		return 0, errICRCLen
+		return ipHeaders{}, errICRCLen
 	}
-	var off int
+	var h ipHeaders
 	switch pkt[0] >> 4 {
 	case 4:
-		off = int(pkt[0]&0x0F) * 4
-		if off < ipv4MinHeader {
-			return 0, fmt.Errorf("icrc: IPv4 header length %d is below 20", off)
+		h.udp = int(pkt[0]&0x0F) * 4
+		if h.udp < ipv4MinHeader {
+			return h, fmt.Errorf("icrc: IPv4 header length %d is below 20", h.udp)
+		}
+		if len(pkt) > 9 && pkt[9] != uint8(layers.IPProtocolUDP) {
+			return h, fmt.Errorf("icrc: IPv4 protocol %d is not UDP", pkt[9])
 		}
 	case 6:
-		off = ipv6Header
+		h.v6, h.udp = true, ipv6Header
 		if len(pkt) > 6 && pkt[6] != uint8(layers.IPProtocolUDP) {
-			return 0, fmt.Errorf("icrc: IPv6 next header %d is not UDP (extension headers are not supported)", pkt[6])
+			return h, fmt.Errorf("icrc: IPv6 next header %d is not UDP (extension headers are not supported)", pkt[6])
 		}
 	default:
-		return 0, fmt.Errorf("icrc: IP version %d is neither 4 nor 6", pkt[0]>>4)
+		return h, fmt.Errorf("icrc: IP version %d is neither 4 nor 6", pkt[0]>>4)
 	}
-	if len(pkt) < off+udpHeader+bthLen {
-		return 0, errICRCLen
+	h.bth = h.udp + udpHeader
+	if len(pkt) < h.bth+bthLen {
+		return h, errICRCLen
 	}
-	return off, nil
+	return h, nil
+}
+
+// mask sets the variant fields of the headers in b to all ones.
+func (h ipHeaders) mask(b []byte) {
+	if h.v6 {
+		b[0] |= 0x0F                        // traffic class, high nibble
+		b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF // traffic class low nibble, flow label
+		b[7] = 0xFF                         // hop limit
+	} else {
+		b[1] = 0xFF               // TOS
+		b[8] = 0xFF               // TTL
+		b[10], b[11] = 0xFF, 0xFF // header checksum
+	}
+	b[h.udp+6], b[h.udp+7] = 0xFF, 0xFF // UDP checksum
+	b[h.bth+4] = 0xFF                   // FECN, BECN, reserved
+}
+
+// slicing8 holds the tables of a slicing-by-8 CRC-32 (reflected polynomial
+// 0xEDB88320): slicing8[k][b] is the CRC of byte b followed by k zero bytes.
+var slicing8 = func() (t [8][256]uint32) {
+	for i := range 256 {
+		c := uint32(i)
+		for range 8 {
+			if c&1 != 0 {
+				c = c>>1 ^ 0xEDB88320
+			} else {
+				c >>= 1
+			}
+		}
+		t[0][i] = c
+	}
+	for i := range 256 {
+		for k := 1; k < 8; k++ {
+			t[k][i] = t[k-1][i]>>8 ^ t[0][t[k-1][i]&0xFF]
+		}
+	}
+	return t
+}()
+
+// update8 continues the CRC-32 crc (as crc32.Update does) over p.
+func update8(crc uint32, p []byte) uint32 {
+	t := &slicing8
+	crc = ^crc
+	for len(p) >= 8 {
+		crc ^= binary.LittleEndian.Uint32(p)
+		crc = t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
+			t[4][crc>>24] ^ t[5][crc>>16&0xFF] ^ t[6][crc>>8&0xFF] ^ t[7][crc&0xFF]
+		p = p[8:]
+	}
+	for _, b := range p {
+		crc = t[0][byte(crc)^b] ^ crc>>8
+	}
+	return ^crc
 }
 
 // ReferenceICRC is the plain, obviously correct form of ComputeICRC, kept to
 // test the fast one: copy, mask, then a bit-at-a-time CRC-32 (reflected
 // polynomial 0xEDB88320, initial value and final XOR all ones).
 func ReferenceICRC(pkt []byte) (uint32, error) {
-	udp, err := udpOffset(pkt)
+	h, err := parseIP(pkt)
 	if err != nil {
 		return 0, err
 	}
+	udp := h.udp
 	m := append(append([]byte{}, ones[:]...), pkt...)
 	ip := m[8:]
-	if udp == ipv6Header {
+	if h.v6 {
 		ip[0] |= 0x0F                          // traffic class, high nibble
 		ip[1], ip[2], ip[3] = 0xFF, 0xFF, 0xFF // traffic class low nibble, flow label
 		ip[7] = 0xFF                           // hop limit

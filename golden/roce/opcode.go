@@ -162,8 +162,9 @@ func (o OpCode) info() (opInfo, bool) {
 	op := uint8(o) & 0x1F
 	switch o.Transport() {
 	case TransportRC:
-		i := rcOps[op]
-		return i, i.name != ""
+		if i := rcOps[op]; i.name != "" {
+			return i, true
+		}
 	case TransportUC:
 		// UC has SEND and RDMA WRITE only (IBA table 38).
 		if op <= opWriteOnlyImm {
@@ -213,15 +214,19 @@ func (o OpCode) String() string {
 }
 
 // HeaderLen returns the number of bytes the extension headers of h occupy.
-func (h Header) HeaderLen() int {
-	n := 0
-	for _, e := range extOrder {
-		if h&e.bit != 0 {
-			n += e.size
+func (h Header) HeaderLen() int { return int(headerLen[h]) }
+
+// headerLen caches HeaderLen for every set of headers.
+var headerLen = func() (t [256]uint8) {
+	for h := range t {
+		for _, e := range extOrder {
+			if Header(h)&e.bit != 0 {
+				t[h] += uint8(e.size)
+			}
 		}
 	}
-	return n
-}
+	return t
+}()
 
 // extOrder lists the extension headers in wire order with their sizes
 // (rxe_hdr.h; IBA 9.3).

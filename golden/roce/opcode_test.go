@@ -125,7 +125,7 @@ func TestOpCodeUnknownRCPayload(t *testing.T) {
 		}
 	}
 	if len(bad) > 0 {
-		t.Skipf("BUG (opcode.go OpCode.info): unknown RC opcodes report PayloadNone, not PayloadUnknown: %v", bad)
+		t.Errorf("opcode.go OpCode.info: unknown RC opcodes report PayloadNone, not PayloadUnknown: %v", bad)
 	}
 }
 

@@ -22,8 +22,10 @@ func (p PSN) Diff(q PSN) int {
 	return int(d)
 }
 
-// Less reports whether p comes before q.
-func (p PSN) Less(q PSN) bool { return p.Diff(q) < 0 }
+// Less reports whether p comes before q, that is q is after p. PSNs exactly
+// 2^23 apart are neither (rxe's psn_compare would call each less than the
+// other).
+func (p PSN) Less(q PSN) bool { return q.Diff(p) > 0 }
 
 // InWindow reports whether p lies in [start, start+size) modulo 2^24.
 func (p PSN) InWindow(start PSN, size int) bool {

@@ -384,9 +384,16 @@ func TestRoundTripEveryOpCode(t *testing.T) {
 					// The zero-allocation parser, reused across frames.
 					require.NoError(t, dlp.decode(f.Data))
 					assert.False(t, dlp.parser.Truncated)
-					// Extension headers live inside the BTH there.
-					wantDLP := got[:len(got)-1-rtExtCount(op)-rtBool01(len(f.Payload) > 0)]
-					wantDLP = append(append([]gopacket.LayerType{}, wantDLP...), rtPayloadLayer(f)...)
+					// The same list, less the extension headers and the ICRC,
+					// which live inside the BTH there.
+					var wantDLP []gopacket.LayerType
+					for _, lt := range got {
+						switch lt {
+						case layers.LayerTypeEthernet, layers.LayerTypeDot1Q, layers.LayerTypeIPv4, layers.LayerTypeIPv6,
+							layers.LayerTypeUDP, roce.LayerTypeBTH, gopacket.LayerTypePayload:
+							wantDLP = append(wantDLP, lt)
+						}
+					}
 					assert.Equal(t, wantDLP, dlp.decoded, "DecodingLayerParser layers")
 					rtCheckBTH(t, f, &dlp.bth)
 					if len(f.Payload) > 0 {
@@ -397,23 +404,6 @@ func TestRoundTripEveryOpCode(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 6*4*1+32*4*9, frames) // 32 opcodes carry payload, 6 do not
-}
-
-func rtBool01(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func rtExtCount(op roce.OpCode) int {
-	n := 0
-	for _, e := range rtExtLayers {
-		if op.Headers()&e.bit != 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // rtCheckExtLayers asserts that each extension header layer of p holds the
@@ -478,13 +468,6 @@ func rtCheckExtLayers(t *testing.T, p gopacket.Packet, f rtFrame) {
 		}
 		assert.NotNil(t, got, "unexpected layer %T", l)
 	}
-}
-
-func rtPayloadLayer(f rtFrame) []gopacket.LayerType {
-	if len(f.Payload) > 0 {
-		return []gopacket.LayerType{gopacket.LayerTypePayload}
-	}
-	return nil
 }
 
 // TestRoundTripCNP checks the CNP of PROTOCOL-NOTES section 6: IP length
@@ -583,7 +566,7 @@ func TestSerializeLayersUDPChecksum(t *testing.T) {
 		}
 	}
 	if bad > 0 {
-		t.Skipf("BUG (serialize.go SerializeLayers/FixICRC): %d of %d frames carry a UDP checksum computed over the zero ICRC placeholder", bad, len(rtNets))
+		t.Errorf("serialize.go SerializeLayers/FixICRC: %d of %d frames carry a UDP checksum computed over the zero ICRC placeholder", bad, len(rtNets))
 	}
 }
 
@@ -624,6 +607,6 @@ func TestSerializeLayersIPv4Options(t *testing.T) {
 		assert.Equal(t, rtNormal(bth, true), rtNormal(p.Layer(roce.LayerTypeBTH).(*roce.BTH), false))
 	}
 	if len(bad) > 0 {
-		t.Skipf("BUG (icrc.go ComputeICRC, serialize.go fixUDPChecksum: udp == ipv6Header): IHL %v frames get IPv6 treatment", bad)
+		t.Errorf("icrc.go ComputeICRC, serialize.go fixUDPChecksum: udp == ipv6Header: IHL %v frames get IPv6 treatment", bad)
 	}
 }

@@ -49,7 +49,8 @@ func FixICRC(frame []byte) error {
 // zero (RFC 768 pseudo-header for IPv4, RFC 8200 section 8.1 for IPv6).
 // ComputeICRC has checked the headers are there.
 func fixUDPChecksum(pkt []byte) {
-	udp, err := udpOffset(pkt)
+	h, err := parseIP(pkt)
+	udp := h.udp
 	if err != nil || binary.BigEndian.Uint16(pkt[udp+6:]) == 0 {
 		return
 	}
@@ -63,7 +64,7 @@ func fixUDPChecksum(pkt []byte) {
 			sum += uint32(b[0]) << 8
 		}
 	}
-	if udp == ipv6Header {
+	if h.v6 {
 		add(pkt[8:40]) // source and destination addresses
 	} else {
 		add(pkt[12:20])
@@ -109,6 +110,9 @@ func IPPacket(frame []byte) (start, end int, err error) {
 			return 0, 0, truncated("IPv4", ipv4MinHeader, len(frame)-off)
 		}
 		n = int(binary.BigEndian.Uint16(frame[off+2 : off+4]))
+		if ihl := int(frame[off]&0x0F) * 4; n < ihl || ihl < ipv4MinHeader {
+			return 0, 0, fmt.Errorf("IPv4 total length %d is shorter than its header (IHL %d bytes)", n, ihl)
+		}
 	case layers.EthernetTypeIPv6:
 		if len(frame) < off+ipv6Header {
 			return 0, 0, truncated("IPv6", ipv6Header, len(frame)-off)
@@ -118,7 +122,7 @@ func IPPacket(frame []byte) (start, end int, err error) {
 		return 0, 0, fmt.Errorf("%w (EtherType %#04x)", ErrNotIP, uint16(et))
 	}
 	if off+n > len(frame) {
-		return 0, 0, fmt.Errorf("IP length %d exceeds the %d bytes of the frame after its headers", n, len(frame)-off)
+		return 0, 0, truncated("IP packet", n, len(frame)-off)
 	}
 	return off, off + n, nil
 }
