@@ -1,0 +1,9 @@
+//go:build !unix
+
+package cosim
+
+import "os/exec"
+
+func setProcAttr(*exec.Cmd) {}
+
+func procState(int) string { return "" }

@@ -1,0 +1,345 @@
+package cosim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Window is one step of simulated time for one model: the inputs that
+// arrive during [current cycle, Target) and the host accesses to apply
+// before it runs.
+type Window struct {
+	// Target: run until this cycle (exclusive). It may equal the current
+	// cycle (a window of length 0: CSR and memory accesses only).
+	Target uint64
+	// Frames enter the model's input ports, in order. Each Cycle is the
+	// arrival cycle, within the window and not before an earlier frame on
+	// the same port. Step numbers the frames: it writes Seq into each
+	// element of this slice (per port, counting from 0 over the run).
+	Frames []Frame
+	// CSRWrites are applied in order, then CSRReads are answered in order.
+	CSRWrites []CSR
+	CSRReads  []uint32
+	// MemWrites are applied in order, then MemReads (Addr and Length) are
+	// answered in order.
+	MemWrites []Mem
+	MemReads  []Mem
+}
+
+// Reply is a model's answer to one Window. The caller owns every slice in
+// it, frame and memory data included: Step never touches them again.
+type Reply struct {
+	// Accepts: input frames the DUT finished taking during the window,
+	// with their first- and last-beat cycles, in order per port.
+	Accepts []Accept
+	// Frames the model emitted, completed during the window, in order per
+	// port; Cycle is the cycle its first beat left.
+	Frames []Frame
+	// CSRData answers Window.CSRReads and MemData answers
+	// Window.MemReads, one for one, in order.
+	CSRData []CSR
+	MemData []Mem
+	// Done closes the reply: Done.Cycle is the target reached.
+	Done Done
+}
+
+// Value returns the value of key in the HELLO text ("name", "top",
+// "param.DATA_WIDTH").
+func (h Hello) Value(key string) (string, bool) {
+	for line := range strings.SplitSeq(h.Text, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Params returns the Verilog parameters in the HELLO text, without the
+// "param." prefix.
+func (h Hello) Params() map[string]string {
+	p := map[string]string{}
+	for line := range strings.SplitSeq(h.Text, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			if name, ok := strings.CutPrefix(k, "param."); ok {
+				p[name] = v
+			}
+		}
+	}
+	return p
+}
+
+// checkHello returns why h is unacceptable, or "".
+func checkHello(h *Hello) string {
+	if h.DataWidth == 0 || h.DataWidth%8 != 0 {
+		return fmt.Sprintf("data width %d bits is not a positive multiple of 8", h.DataWidth)
+	}
+	for i, line := range strings.Split(h.Text, "\n") {
+		if line == "" {
+			continue
+		}
+		if k, _, ok := strings.Cut(line, "="); !ok || k == "" {
+			return fmt.Sprintf("text line %d is not key=value: %q", i+1, line)
+		}
+	}
+	if n, ok := h.Value("name"); !ok || n == "" {
+		return "text has no name=<model> line"
+	}
+	return ""
+}
+
+// Handshake reads the model's HELLO, checks it (version, a data width
+// that is a multiple of 8, "key=value" text with a name) and answers with
+// ack. It is bounded by ctx and the Start timeout. The first window starts
+// at HELLO's cycle stamp.
+func (m *Model) Handshake(ctx context.Context, ack HelloAck) (Hello, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	const op = "handshake"
+	if err := m.usable(op); err != nil {
+		return Hello{}, err
+	}
+	if m.shook {
+		return Hello{}, &ModelError{Model: m.name, Op: op, Err: errors.New("handshake already done")}
+	}
+	if ack.SrcGapPct > 100 || ack.SinkStallPct > 100 {
+		return Hello{}, &ModelError{Model: m.name, Op: op, Err: fmt.Errorf("HELLO_ACK percentages %d and %d: want 0..100", ack.SrcGapPct, ack.SinkStallPct)}
+	}
+	if ack.Trace && ack.TracePath == "" {
+		return Hello{}, &ModelError{Model: m.name, Op: op, Err: errors.New("HELLO_ACK asks for a trace but gives no path")}
+	}
+	end := m.begin(ctx, m.t.Start)
+	defer end()
+	if err := m.dec.Read(&m.msg); err != nil {
+		return Hello{}, m.fail(ctx, "handshake: waiting for HELLO", err)
+	}
+	switch m.msg.Type {
+	case MsgHello:
+	case MsgError:
+		return Hello{}, m.fail(ctx, "handshake: waiting for HELLO", m.remote(&m.msg))
+	default:
+		return Hello{}, m.fail(ctx, "handshake", m.perr(m.msg.Type, "expected HELLO, got %s", m.msg.Type))
+	}
+	h := m.msg.Hello
+	if why := checkHello(&h); why != "" {
+		return Hello{}, m.fail(ctx, "handshake", m.perr(MsgHello, "%s", why))
+	}
+	if err := m.enc.HelloAck(m.msg.Cycle, ack); err != nil {
+		return Hello{}, &ModelError{Model: m.name, Op: op, Err: err}
+	}
+	if err := m.enc.Flush(); err != nil {
+		return Hello{}, m.fail(ctx, "handshake: sending HELLO_ACK", m.sentError(err))
+	}
+	m.hello, m.cycle, m.shook = h, m.msg.Cycle, true
+	m.inSeq = make([]uint32, h.InPorts)
+	m.lastIn = make([]uint64, h.InPorts)
+	m.pending = make([][]uint64, h.InPorts)
+	m.outSeq = make([]uint32, h.OutPorts)
+	m.outLast = make([]uint64, h.OutPorts)
+	return h, nil
+}
+
+// checkWindow validates w against the model and the protocol before any
+// byte is sent; a bad window is the caller's bug and leaves the Model
+// usable.
+func (m *Model) checkWindow(w *Window) error {
+	start := m.cycle
+	if w.Target < start {
+		return fmt.Errorf("target cycle %d is before the model's cycle %d", w.Target, start)
+	}
+	last := append(m.tmpLast[:0], m.lastIn...)
+	m.tmpLast = last
+	for i := range w.Frames {
+		f := &w.Frames[i]
+		switch {
+		case int(f.Port) >= len(m.inSeq):
+			return fmt.Errorf("frame %d: port %d, but the model has %d input ports", i, f.Port, len(m.inSeq))
+		case len(f.Data) == 0 || len(f.Data) > MaxFrameLen:
+			return fmt.Errorf("frame %d: %d bytes, want 1..%d", i, len(f.Data), MaxFrameLen)
+		case f.Cycle < start || f.Cycle >= w.Target:
+			return fmt.Errorf("frame %d: arrival cycle %d outside the window [%d, %d)", i, f.Cycle, start, w.Target)
+		}
+		if f.Cycle < last[f.Port] {
+			return fmt.Errorf("frame %d: arrival cycle %d on port %d is before the previous frame's %d", i, f.Cycle, f.Port, last[f.Port])
+		}
+		last[f.Port] = f.Cycle
+	}
+	for i, mw := range w.MemWrites {
+		if len(mw.Data) > MaxMemLen {
+			return fmt.Errorf("memory write %d: %d bytes, above the maximum %d", i, len(mw.Data), MaxMemLen)
+		}
+	}
+	for i, mr := range w.MemReads {
+		if mr.Length > MaxMemLen {
+			return fmt.Errorf("memory read %d: %d bytes, above the maximum %d", i, mr.Length, MaxMemLen)
+		}
+	}
+	return nil
+}
+
+// Step runs one window: it sends the window's messages in one write
+// (FRAME*, CSR_WRITE*, CSR_READ*, MEM_WRITE*, MEM_READ*, RUN) and reads
+// the reply up to DONE, checking it against the window and the
+// conversation so far (ports, sequence numbers, cycles within the window,
+// one answer per read, DONE's counts and cycle). It is bounded by ctx and
+// the Step timeout, and returns as soon as the model's process dies.
+//
+// Buffers: Step copies what it needs from w before it returns, so the
+// caller may reuse w's slices afterwards; Step writes Seq into each
+// element of w.Frames. The caller owns everything in the Reply.
+func (m *Model) Step(ctx context.Context, w Window) (Reply, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.usable("step"); err != nil {
+		return Reply{}, err
+	}
+	if !m.shook {
+		return Reply{}, &ModelError{Model: m.name, Op: "step", Err: errors.New("Step before Handshake")}
+	}
+	if err := m.checkWindow(&w); err != nil {
+		return Reply{}, &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
+	}
+	start := m.cycle
+	m.enc.Reset()
+	for i := range w.Frames {
+		f := &w.Frames[i]
+		f.Seq = m.inSeq[f.Port]
+		m.inSeq[f.Port]++
+		m.lastIn[f.Port] = f.Cycle
+		m.pending[f.Port] = append(m.pending[f.Port], f.Cycle)
+		m.enc.Frame(*f) // checked by checkWindow: cannot fail
+	}
+	for _, c := range w.CSRWrites {
+		m.enc.CSRWrite(start, c)
+	}
+	for _, a := range w.CSRReads {
+		m.enc.CSRRead(start, a)
+	}
+	for _, mw := range w.MemWrites {
+		m.enc.MemWrite(start, mw)
+	}
+	for _, mr := range w.MemReads {
+		m.enc.MemRead(start, mr.Addr, mr.Length)
+	}
+	m.enc.Run(w.Target)
+
+	end := m.begin(ctx, m.t.Step)
+	defer end()
+	if err := m.enc.Flush(); err != nil {
+		return Reply{}, m.fail(ctx, fmt.Sprintf("step to cycle %d: sending the window", w.Target), m.sentError(err))
+	}
+	r, n, err := m.readReply(&w, start)
+	if err != nil {
+		return Reply{}, m.fail(ctx, fmt.Sprintf("step to cycle %d: waiting for DONE (%d reply messages received)", w.Target, n), err)
+	}
+	m.cycle = w.Target
+	return r, nil
+}
+
+// readReply reads ACCEPT*, FRAME*, CSR_DATA*, MEM_DATA* (in any order)
+// and DONE. It returns how many messages it read.
+func (m *Model) readReply(w *Window, start uint64) (Reply, int, error) {
+	var (
+		r     Reply
+		arena []byte // one allocation for the reply's frame and memory data
+	)
+	m.fspans, m.mspans = m.fspans[:0], m.mspans[:0]
+	msg := &m.msg
+	for n := 0; ; n++ {
+		if err := m.dec.Read(msg); err != nil {
+			return Reply{}, n, err
+		}
+		switch msg.Type {
+		case MsgAccept:
+			a := msg.Accept
+			if int(a.Port) >= len(m.pending) {
+				return Reply{}, n, m.perr(msg.Type, "port %d, but the model has %d input ports", a.Port, len(m.pending))
+			}
+			q := m.pending[a.Port]
+			if len(q) == 0 || a.Seq != m.inSeq[a.Port]-uint32(len(q)) {
+				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d: expected the ACCEPT of seq %d (%d frames sent)",
+					a.Seq, a.Port, m.inSeq[a.Port]-uint32(len(q)), m.inSeq[a.Port])
+			}
+			if a.Cycle < q[0] {
+				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d accepted at cycle %d, before its arrival at %d", a.Seq, a.Port, a.Cycle, q[0])
+			}
+			if a.LastCycle < start || a.LastCycle >= w.Target {
+				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d: last beat at cycle %d, outside the window [%d, %d)", a.Seq, a.Port, a.LastCycle, start, w.Target)
+			}
+			m.pending[a.Port] = q[1:]
+			r.Accepts = append(r.Accepts, a)
+		case MsgFrame:
+			f := msg.Frame
+			if int(f.Port) >= len(m.outSeq) {
+				return Reply{}, n, m.perr(msg.Type, "port %d, but the model has %d output ports", f.Port, len(m.outSeq))
+			}
+			if f.Seq != m.outSeq[f.Port] {
+				return Reply{}, n, m.perr(msg.Type, "seq %d on output port %d, want %d", f.Seq, f.Port, m.outSeq[f.Port])
+			}
+			if f.Cycle >= w.Target {
+				return Reply{}, n, m.perr(msg.Type, "first beat at cycle %d, not before the window's end %d", f.Cycle, w.Target)
+			}
+			if f.Cycle+1 <= m.outLast[f.Port] {
+				return Reply{}, n, m.perr(msg.Type, "seq %d on output port %d starts at cycle %d, not after the previous frame's %d", f.Seq, f.Port, f.Cycle, m.outLast[f.Port]-1)
+			}
+			m.outSeq[f.Port]++
+			m.outLast[f.Port] = f.Cycle + 1
+			m.fspans = append(m.fspans, [2]int{len(arena), len(arena) + len(f.Data)})
+			arena = append(arena, f.Data...)
+			f.Data = nil
+			r.Frames = append(r.Frames, f)
+		case MsgCSRData:
+			i := len(r.CSRData)
+			if i >= len(w.CSRReads) || msg.CSR.Addr != w.CSRReads[i] {
+				return Reply{}, n, m.perr(msg.Type, "address %#x does not answer CSR read %d of %d", msg.CSR.Addr, i, len(w.CSRReads))
+			}
+			r.CSRData = append(r.CSRData, msg.CSR)
+		case MsgMemData:
+			i := len(r.MemData)
+			if i >= len(w.MemReads) || msg.Mem.Addr != w.MemReads[i].Addr || msg.Mem.Length != w.MemReads[i].Length {
+				return Reply{}, n, m.perr(msg.Type, "%d bytes at %#x do not answer memory read %d of %d", msg.Mem.Length, msg.Mem.Addr, i, len(w.MemReads))
+			}
+			mem := msg.Mem
+			m.mspans = append(m.mspans, [2]int{len(arena), len(arena) + len(mem.Data)})
+			arena = append(arena, mem.Data...)
+			mem.Data = nil
+			r.MemData = append(r.MemData, mem)
+		case MsgDone:
+			d := msg.Done
+			queued := 0
+			for _, q := range m.pending {
+				queued += len(q)
+			}
+			switch {
+			case d.Cycle != w.Target:
+				return Reply{}, n, m.perr(msg.Type, "cycle %d, want the target %d", d.Cycle, w.Target)
+			case int(d.FramesOut) != len(r.Frames):
+				return Reply{}, n, m.perr(msg.Type, "frames_out %d, but %d FRAME messages came", d.FramesOut, len(r.Frames))
+			case int(d.FramesQueued) != queued:
+				return Reply{}, n, m.perr(msg.Type, "frames_queued %d, but %d input frames are sent and not accepted", d.FramesQueued, queued)
+			case len(r.CSRData) != len(w.CSRReads):
+				return Reply{}, n, m.perr(msg.Type, "%d CSR reads answered of %d", len(r.CSRData), len(w.CSRReads))
+			case len(r.MemData) != len(w.MemReads):
+				return Reply{}, n, m.perr(msg.Type, "%d memory reads answered of %d", len(r.MemData), len(w.MemReads))
+			}
+			// The arena is final: hand out its pieces, capped so that an
+			// append by the caller cannot run into the next piece.
+			for i, s := range m.fspans {
+				r.Frames[i].Data = arena[s[0]:s[1]:s[1]]
+			}
+			for i, s := range m.mspans {
+				r.MemData[i].Data = arena[s[0]:s[1]:s[1]]
+			}
+			r.Done = d
+			return r, n + 1, nil
+		case MsgError:
+			return Reply{}, n, m.remote(msg)
+		default:
+			return Reply{}, n, m.perr(msg.Type, "unexpected %s while waiting for DONE", msg.Type)
+		}
+	}
+}
