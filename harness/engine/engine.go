@@ -383,8 +383,7 @@ func (r *run) quiet() bool {
 			}
 		}
 	}
-	c := r.sb.Counts()
-	return c.Expected == c.Matched+c.Mismatched+c.Missing
+	return r.sb.Outstanding() == 0
 }
 
 func (r *run) nextSource() (uint64, bool) {

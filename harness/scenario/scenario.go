@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -56,13 +57,13 @@ type Link struct {
 
 // Traffic is a source of frames into one input port.
 type Traffic struct {
-	Kind       string  `toml:"kind"` // "roce": random valid RoCEv2 frames; "pcap": replay a capture
-	To         string  `toml:"to"`   // "model.inN"
-	Frames     int     `toml:"frames"`
-	MinSize    int     `toml:"min_size"`
-	MaxSize    int     `toml:"max_size"`
-	GapCycles  int     `toml:"gap_cycles"`  // idle cycles between frames at the source
-	File       string  `toml:"file"`        // pcap for kind "pcap"
+	Kind      string `toml:"kind"` // "roce": random valid RoCEv2 frames; "pcap": replay a capture
+	To        string `toml:"to"`   // "model.inN"
+	Frames    int    `toml:"frames"`
+	MinSize   int    `toml:"min_size"`
+	MaxSize   int    `toml:"max_size"`
+	GapCycles int    `toml:"gap_cycles"` // idle cycles between frames at the source
+	File      string `toml:"file"`       // pcap for kind "pcap"
 }
 
 // Error names the file, line and key of a scenario problem.
@@ -115,17 +116,21 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+			// Count lines up to the offending byte: the library's line is one
+			// late when that byte is the newline.
+			line := 1 + bytes.Count(data[:min(pe.Position.Start, len(data))], []byte("\n"))
+			return nil, &Error{File: file, Line: line, Key: pe.LastKey, Msg: pe.Message}
 		}
 		// Type mismatches come as plain errors that carry the line and key.
 		if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
+			return nil, &Error{File: file, Line: line, Key: indexKey(data, strings.Split(m[2], "."), line), Msg: m[3]}
 		}
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &Error{File: file, Line: keyLine(data, und[0]), Key: keyName(und[0]), Msg: "unknown key"}
+		line := keyLine(data, und[0])
+		return nil, &Error{File: file, Line: line, Key: indexKey(data, und[0], line), Msg: "unknown key"}
 	}
 	s.defaults()
 	if err := s.check(data); err != nil {
@@ -162,11 +167,19 @@ func (s *Scenario) check(data []byte) error {
 	bad := func(key toml.Key, format string, args ...any) error {
 		return &Error{File: s.File, Line: keyLine(data, key), Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
-	if s.Cycles == 0 {
+	// TOML integers are signed 64-bit: larger unsigned values were negative.
+	const maxInt = math.MaxInt64
+	if s.Cycles == 0 || s.Cycles > maxInt {
 		return bad(toml.Key{"cycles"}, "must be set and above 0 (the run stops there at the latest)")
 	}
-	if s.ClockMHz < 0 {
-		return bad(toml.Key{"clock_mhz"}, "must be positive, is %g", s.ClockMHz)
+	if s.DrainCap > maxInt {
+		return bad(toml.Key{"drain"}, "must not be negative")
+	}
+	if s.Seed != nil && *s.Seed > maxInt {
+		return bad(toml.Key{"seed"}, "must not be negative")
+	}
+	if !(s.ClockMHz > 0) || math.IsInf(s.ClockMHz, 0) {
+		return bad(toml.Key{"clock_mhz"}, "must be a positive number, is %g", s.ClockMHz)
 	}
 	if len(s.Models) == 0 {
 		return bad(toml.Key{"model"}, "at least one [[model]] is needed")
@@ -198,13 +211,13 @@ func (s *Scenario) check(data []byte) error {
 		if _, _, err := s.port(l.To, "in"); err != nil {
 			return bad(k("to"), "%v", err)
 		}
-		if l.Latency < 1 {
+		if l.Latency < 1 || l.Latency > maxInt {
 			return bad(k("latency"), "must be at least 1 cycle")
 		}
-		if l.LossPct < 0 || l.LossPct > 100 {
+		if !(l.LossPct >= 0 && l.LossPct <= 100) {
 			return bad(k("loss_pct"), "must be 0 to 100, is %g", l.LossPct)
 		}
-		if l.CorruptPct < 0 || l.CorruptPct > 100 {
+		if !(l.CorruptPct >= 0 && l.CorruptPct <= 100) {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", l.CorruptPct)
 		}
 	}
@@ -212,8 +225,11 @@ func (s *Scenario) check(data []byte) error {
 		k := func(f string) toml.Key { return toml.Key{"traffic", strconv.Itoa(i), f} }
 		switch t.Kind {
 		case "roce":
-			if t.MinSize < 60 || t.MaxSize > 9216 || t.MinSize > t.MaxSize {
-				return bad(k("max_size"), "sizes must satisfy 60 <= min_size <= max_size <= 9216, are %d and %d", t.MinSize, t.MaxSize)
+			if t.MinSize < 60 {
+				return bad(k("min_size"), "must be at least 60 (the shortest Ethernet frame), is %d", t.MinSize)
+			}
+			if t.MaxSize > 9216 || t.MinSize > t.MaxSize {
+				return bad(k("max_size"), "must lie between min_size (%d) and 9216, is %d", t.MinSize, t.MaxSize)
 			}
 		case "pcap":
 			if t.File == "" {
@@ -244,9 +260,12 @@ func (s *Scenario) port(ref, dir string) (model string, port int, err error) {
 	if m == nil || m[2] != dir {
 		return "", 0, fmt.Errorf("%q is not a port reference of the form model.%s<N>", ref, dir)
 	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil || n > 1<<16 {
+		return "", 0, fmt.Errorf("%q: port number out of range", ref)
+	}
 	for _, mod := range s.Models {
 		if mod.Name == m[1] {
-			n, _ := strconv.Atoi(m[3])
 			return m[1], n, nil
 		}
 	}
@@ -276,6 +295,31 @@ func keyName(k toml.Key) string {
 	return b.String()
 }
 
+// indexKey names a key the TOML library reports without its array index
+// (model.colour) with the index of the [[table]] entry that holds line:
+// model[1].colour.
+func indexKey(data []byte, key toml.Key, line int) string {
+	if len(key) < 2 || line == 0 {
+		return keyName(key)
+	}
+	if _, err := strconv.Atoi(key[1]); err == nil {
+		return keyName(key) // already indexed
+	}
+	header := "[[" + key[0] + "]]"
+	entry := -1
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan() && n <= line; n++ {
+		t, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "#")
+		if strings.TrimSpace(t) == header {
+			entry++
+		}
+	}
+	if entry < 0 {
+		return keyName(key)
+	}
+	return keyName(append(toml.Key{key[0], strconv.Itoa(entry)}, key[1:]...))
+}
+
 // keyLine finds the line that defines key: the line of its last element
 // inside the table (or array-of-tables entry) the key's prefix names. The
 // TOML library keeps positions to itself, so this re-reads the text: good
@@ -301,6 +345,10 @@ func keyLine(data []byte, key toml.Key) int {
 	tableLine := 0
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(t, "[") {
+			t, _, _ = strings.Cut(t, "#") // a comment after a table header
+			t = strings.TrimSpace(t)
+		}
 		switch {
 		case strings.HasPrefix(t, "[["):
 			cur = strings.TrimSpace(strings.Trim(t, "[] "))

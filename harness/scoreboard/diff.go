@@ -54,7 +54,7 @@ func Diff(want, got []byte) []FieldDiff {
 	}
 	if len(out) == 0 || (len(out) == 1 && out[0].Field == "frame.length") {
 		// Same fields, different bytes: point at the first differing byte.
-		if d, ok := bytesDiff("frame", want, got); ok {
+		if d, ok := bytesDiff("frame", want, got); ok && d.Field != "frame.length" {
 			out = append(out, d)
 		}
 	}

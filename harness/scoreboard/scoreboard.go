@@ -69,8 +69,9 @@ func (c Counts) Pass() bool { return c.Mismatched == 0 && c.Missing == 0 && c.Un
 type stream struct {
 	want    []Expected // pending expectations, oldest first
 	recent  []Frame    // last frames observed, for the neighbourhood
-	index   int        // packets observed so far
-	skipped int        // expectations consumed so far, to number missing ones
+	index   int        // frames observed so far
+	skipped int        // expectations consumed so far
+	held    *held      // a frame that matched nothing, judged on the next one
 }
 
 // Scoreboard compares frames. Not safe for concurrent use.
@@ -113,20 +114,31 @@ func (s *Scoreboard) Expect(st Stream, e Expected) {
 }
 
 // Observe checks a frame the DUT emitted on st against the oldest
-// expectation there.
+// expectation there. A frame that matches neither it nor one of the next
+// few is held until the next frame shows whether it was inserted (the next
+// frame matches the expectation: UNEXPECTED) or wrong (MISMATCH), so one
+// extra frame does not make every later one mismatch.
 func (s *Scoreboard) Observe(st Stream, f Frame) {
 	s.counts.Observed++
 	x := s.stream(st)
 	x.index++
+	idx := x.index
 	defer func() {
-		x.recent = append(x.recent, f)
-		if len(x.recent) > 4 {
-			x.recent = x.recent[1:]
+		if x.held == nil || x.held.index != idx {
+			x.remember(f)
 		}
 	}()
+	if h := x.held; h != nil {
+		x.held = nil
+		if same(x.want[0], f) {
+			s.unexpected(st, x, h.frame, h.index)
+		} else {
+			s.mismatch(st, x, h.frame, h.index)
+		}
+		x.remember(h.frame)
+	}
 	if len(x.want) == 0 {
-		s.counts.Unexpected++
-		s.report(st, x, f, nil, "UNEXPECTED", nil)
+		s.unexpected(st, x, f, idx)
 		return
 	}
 	if same(x.want[0], f) {
@@ -134,13 +146,13 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 		x.pop()
 		return
 	}
-	// A frame lost by the DUT shows up as the next expectation matching.
+	// A frame lost by the DUT shows up as a later expectation matching.
 	for k := 1; k <= s.cfg.Resync && k < len(x.want); k++ {
 		if same(x.want[k], f) {
 			for j := 0; j < k; j++ {
 				s.counts.Missing++
 				e := x.want[0]
-				s.report(st, x, Frame{Cycle: f.Cycle}, &e, "MISSING", nil)
+				s.report(st, x, Frame{Cycle: f.Cycle}, &e, "MISSING", 0, nil)
 				x.pop()
 			}
 			s.counts.Matched++
@@ -148,13 +160,49 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 			return
 		}
 	}
+	x.held = &held{frame: f, index: idx}
+}
+
+// remember keeps the last frames of the stream for neighbourhood files.
+func (x *stream) remember(f Frame) {
+	x.recent = append(x.recent, f)
+	if len(x.recent) > 4 {
+		x.recent = x.recent[1:]
+	}
+}
+
+type held struct {
+	frame Frame
+	index int // the DUT's frame number on the stream
+}
+
+func (s *Scoreboard) unexpected(st Stream, x *stream, f Frame, idx int) {
+	s.counts.Unexpected++
+	s.report(st, x, f, nil, "UNEXPECTED", idx, nil)
+}
+
+func (s *Scoreboard) mismatch(st Stream, x *stream, f Frame, idx int) {
 	e := x.pop()
 	s.counts.Mismatched++
 	diffs := Diff(e.Data, f.Data)
 	if e.Bad != f.Bad {
 		diffs = append(diffs, FieldDiff{"tuser.bad", fmt.Sprint(e.Bad), fmt.Sprint(f.Bad)})
 	}
-	s.report(st, x, f, &e, "MISMATCH", diffs)
+	s.report(st, x, f, &e, "MISMATCH", idx, diffs)
+}
+
+// Outstanding returns how many expected frames the DUTs have yet to emit.
+// A held frame counts as emitted: whatever it turns out to be, it is the
+// DUT's answer in that place.
+func (s *Scoreboard) Outstanding() int {
+	n := 0
+	for _, x := range s.streams {
+		n += len(x.want)
+		if x.held != nil {
+			n--
+		}
+	}
+	return n
 }
 
 func (x *stream) pop() Expected {
@@ -172,10 +220,15 @@ func same(e Expected, f Frame) bool { return e.Bad == f.Bad && bytes.Equal(e.Dat
 func (s *Scoreboard) Drain(cycle uint64) {
 	for _, st := range s.sortedStreams() {
 		x := s.streams[st]
+		if h := x.held; h != nil {
+			x.held = nil
+			s.mismatch(st, x, h.frame, h.index)
+			x.remember(h.frame)
+		}
 		for len(x.want) > 0 {
 			e := x.want[0]
 			s.counts.Missing++
-			s.report(st, x, Frame{Cycle: cycle}, &e, "MISSING", nil)
+			s.report(st, x, Frame{Cycle: cycle}, &e, "MISSING", 0, nil)
 			x.pop()
 		}
 	}
@@ -202,8 +255,11 @@ func (s *Scoreboard) sortedStreams() []Stream {
 }
 
 // report writes one problem: what, where, when, the field diff, both frames
-// in hex around the first difference, and the neighbourhood pcapng.
-func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, what string, diffs []FieldDiff) {
+// in hex around the first difference, and the neighbourhood pcapng. A
+// packet number counts the expected frames on the stream (the one this
+// problem concerns); dutFrame, when not 0, counts the frames the DUT
+// emitted there.
+func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, what string, dutFrame int, diffs []FieldDiff) {
 	s.problems++
 	if s.problems > s.cfg.Details {
 		if s.problems == s.cfg.Details+1 {
@@ -212,11 +268,15 @@ func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, wha
 		return
 	}
 	w := s.cfg.Report
-	idx := x.index
-	if what == "MISSING" {
-		idx = x.skipped + 1
+	fmt.Fprintf(w, "%s run=%s seed=%d link=%s cycle=%d", what, s.cfg.Run, s.cfg.Seed, st, got.Cycle)
+	switch what {
+	case "MISMATCH":
+		fmt.Fprintf(w, " packet=#%d dut_frame=#%d", x.skipped, dutFrame) // pop came first
+	case "MISSING":
+		fmt.Fprintf(w, " packet=#%d", x.skipped+1)
+	default:
+		fmt.Fprintf(w, " dut_frame=#%d", dutFrame)
 	}
-	fmt.Fprintf(w, "%s run=%s seed=%d link=%s cycle=%d packet=#%d", what, s.cfg.Run, s.cfg.Seed, st, got.Cycle, idx)
 	if want != nil && want.Cause != "" {
 		fmt.Fprintf(w, " cause=%s", want.Cause)
 	}
@@ -257,8 +317,8 @@ func firstDiff(want *Expected, got Frame) int {
 // dumpAround shows up to 64 bytes from the 16-byte line holding off.
 func dumpAround(b []byte, off int) string {
 	start := off &^ 15
-	if start > len(b) {
-		start = len(b) &^ 15
+	if start >= len(b) && len(b) > 0 {
+		start = (len(b) - 1) &^ 15
 	}
 	end := min(len(b), start+64)
 	var sb strings.Builder
@@ -299,7 +359,7 @@ func (s *Scoreboard) writeNeighbourhood(path string, st Stream, x *stream, got F
 		}
 	}
 	if want != nil {
-		if err := w.WriteFrameOn(0, got.Cycle, want.Data, fmt.Sprintf("WANT bad=%t %s", want.Bad, want.Cause)); err != nil {
+		if err := w.WriteFrameOn(0, got.Cycle, want.Data, strings.TrimSpace(fmt.Sprintf("WANT bad=%t %s", want.Bad, want.Cause))); err != nil {
 			w.Close()
 			return err
 		}
