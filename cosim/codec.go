@@ -178,6 +178,7 @@ func (e *Encoder) Frame(f Frame) error {
 	b := e.add(MsgFrame, flagIf(f.Bad, FlagFrameBad), f.Cycle, frameLen, frameLen+len(f.Data))
 	le.PutUint16(b[0:], f.Port)
 	le.PutUint32(b[4:], f.Seq)
+	le.PutUint64(b[8:], f.LastCycle)
 	copy(b[frameLen:], f.Data)
 	return nil
 }
@@ -430,11 +431,12 @@ func (d *Decoder) read(m *Msg) error {
 			return d.perr(h.Type, nil, "frame with no data")
 		}
 		m.Frame = Frame{
-			Port:  le.Uint16(b[0:]),
-			Seq:   le.Uint32(b[4:]),
-			Cycle: h.Cycle,
-			Bad:   h.Flags&FlagFrameBad != 0,
-			Data:  b[frameLen:],
+			Port:      le.Uint16(b[0:]),
+			Seq:       le.Uint32(b[4:]),
+			Cycle:     h.Cycle,
+			LastCycle: le.Uint64(b[8:]),
+			Bad:       h.Flags&FlagFrameBad != 0,
+			Data:      b[frameLen:],
 		}
 	case MsgAccept:
 		m.Accept = Accept{

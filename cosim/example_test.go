@@ -37,7 +37,7 @@ func ExampleEncoder() {
 		}
 	}
 	// Output:
-	// batch bytes: 68
+	// batch bytes: 76
 	// FRAME port 1 seq 0 cycle 100 data de ad be ef
 	// CSR_WRITE 0x10 = 1
 	// RUN until cycle 164

@@ -222,7 +222,7 @@ func TestFaultTruncatedMessage(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Equal(t, cosim.MsgFrame, pe.Msg)
-	assert.Contains(t, pe.Reason, "truncated body: EOF after 32 of 72 bytes")
+	assert.Contains(t, pe.Reason, "truncated body: EOF after 40 of 80 bytes")
 	var me *cosim.ModelError
 	require.ErrorAs(t, err, &me)
 	assert.True(t, contains(me.LastOutput, "sending half a FRAME"), "%q", me.LastOutput)

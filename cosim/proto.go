@@ -61,7 +61,7 @@ const (
 	HeaderLen   = 16
 	helloLen    = 16
 	helloAckLen = 24
-	frameLen    = 8
+	frameLen    = 16
 	acceptLen   = 16
 	doneLen     = 24
 	csrLen      = 8
@@ -117,8 +117,11 @@ type Frame struct {
 	Port  uint16
 	Seq   uint32
 	Cycle uint64 // arrival cycle (in) or the cycle the first beat left (out)
-	Bad   bool   // tuser[0]
-	Data  []byte
+	// LastCycle is the cycle the last beat left (out only): a link
+	// delivers the frame its latency after that.
+	LastCycle uint64
+	Bad       bool // tuser[0]
+	Data      []byte
 }
 
 // Accept tells when the DUT took an input frame.

@@ -29,7 +29,7 @@ type Config struct {
 	Scenario *scenario.Scenario
 	Seed     uint64
 	OutDir   string    // summary.json, links.pcapng, mismatch files, traces
-	ModelDir string    // where built models live: <ModelDir>/<top>-<width>/<top>
+	ModelDir string    // where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>
 	Trace    bool      // FST trace of every model into OutDir
 	Report   io.Writer // mismatch reports and the summary
 	Progress io.Writer // live progress; nil for none (not a terminal)
@@ -146,7 +146,7 @@ func newRun(cfg Config) (*run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)
 		}
-		if path := ModelPath(cfg.ModelDir, top.Name, m.DataWidth); m.Remote == "" {
+		if path := ModelPath(cfg.ModelDir, top, m.DataWidth); m.Remote == "" {
 			if _, err := os.Stat(path); err != nil {
 				return nil, fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
 			}
@@ -196,9 +196,9 @@ func (r *run) checkPort(p portRef, in bool) error {
 	return nil
 }
 
-// ModelPath is where the build puts the binary of a top at a data width.
-func ModelPath(dir, top string, width int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%d", top, width), top)
+// ModelPath is where sim/build.mk puts the binary of a top at a data width.
+func ModelPath(dir string, top Top, width int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s_%d", top.Name, width), "V"+top.Module)
 }
 
 // start launches and handshakes every model, in parallel, and opens the
@@ -291,7 +291,7 @@ func (r *run) modelSpec(n *node) scenario.Model {
 }
 
 func (r *run) modelConfig(n *node) cosim.Config {
-	path := ModelPath(r.cfg.ModelDir, n.top.Name, n.width)
+	path := ModelPath(r.cfg.ModelDir, n.top, n.width)
 	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts}
 }
 
@@ -471,7 +471,7 @@ func (r *run) absorb(n *node) error {
 	for _, f := range rep.Frames {
 		r.sb.Observe(scoreboard.Stream{Model: n.name, Port: int(f.Port)}, scoreboard.Frame{Cycle: f.Cycle, Data: f.Data, Bad: f.Bad})
 		if l := n.links[int(f.Port)]; l != nil {
-			lost, corrupted, out := l.send(f.Cycle, f.Data)
+			lost, corrupted, out := l.send(f.LastCycle, f.Data)
 			note := ""
 			switch {
 			case lost:

@@ -9,8 +9,10 @@ import (
 )
 
 // link carries frames from an output port to an input port with a latency
-// and seeded faults. Frames are stamped with the cycle their first beat
-// left the sender; they arrive latency cycles later.
+// and seeded faults. A frame arrives latency cycles after its last beat
+// left the sender (store and forward): the sender reports a frame in the
+// window its last beat left, so with windows no longer than the latency
+// every frame reaches its receiver in a later window.
 type link struct {
 	name               string
 	from, to           portRef
@@ -43,7 +45,8 @@ func newLink(l scenario.Link, sc *scenario.Scenario, seed uint64) *link {
 	}
 }
 
-// send puts a frame on the wire at cycle; it reports what the faults did.
+// send puts a frame whose last beat left at cycle on the wire; it reports
+// what the faults did.
 func (l *link) send(cycle uint64, data []byte) (lost, corrupted bool, out []byte) {
 	// Draw both faults for every frame so one fault's setting does not
 	// shift the other's random sequence.

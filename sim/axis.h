@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// axis.h: AXI-Stream adapters between whole frames and a Verilated top's
+// flat s_axis_* / m_axis_* buses, one adapter object per port.
+//
+// Each cycle the simulation loop calls, for every adapter:
+//   drive(cycle)   with clk low, before eval: set this cycle's inputs
+//   sample(cycle)  after that eval, before the rising edge: see whether a
+//                  beat moved (tvalid && tready as the flops will see them)
+// so the inputs change only on the falling edge and the DUT sees them
+// stable at the rising edge. The hot paths are inline; per-beat work is in
+// axis.cpp.
+//
+// Byte order: byte k of a frame travels in tdata bits [8k+7:8k] of its beat
+// (lane k), as in Forencich's and Corundum's modules. tkeep marks the valid
+// lanes: all ones on every beat but the last, a contiguous run from lane 0
+// on the last. tuser[0] on the last beat marks a bad frame; tuser on other
+// beats is ignored.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rng.h"
+#include "signal.h"
+
+namespace cosim {
+
+// The DUT broke a rule (AXI-Stream misuse, CSR misuse, $finish, $error,
+// an assertion). The simulation cannot go on; the caller reports it as
+// kErrModel.
+struct ModelError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// One flat AXI-Stream bus of `ports` ports, each `data_width` bits wide.
+struct AxisBus {
+    Sig tdata;   // ports*data_width bits
+    Sig tkeep;   // ports*data_width/8 bits
+    Sig tvalid;  // ports bits
+    Sig tready;  // ports bits
+    Sig tlast;   // ports bits
+    Sig tuser;   // ports bits
+    uint32_t data_width = 0;
+    uint32_t ports = 0;
+};
+
+// A frame for an input port. The adapter owns it once pushed.
+struct InFrame {
+    uint64_t stamp = 0;  // first cycle its first beat may be offered
+    uint32_t seq = 0;    // per-port order, from 0
+    bool bad = false;    // set tuser[0] on the last beat
+    std::vector<uint8_t> data;
+};
+
+// An input frame the DUT has taken completely.
+struct Accept {
+    uint16_t port = 0;
+    uint32_t seq = 0;
+    uint64_t first_cycle = 0;  // cycle its first beat was accepted
+    uint64_t last_cycle = 0;   // cycle its last beat was accepted
+};
+
+// A frame the DUT emitted.
+struct OutFrame {
+    uint16_t port = 0;
+    uint32_t seq = 0;
+    uint64_t cycle = 0;       // cycle its first beat was accepted by the sink
+    uint64_t last_cycle = 0;  // cycle its last beat was
+    bool bad = false;    // tuser[0] on the last beat
+    std::vector<uint8_t> data;
+};
+
+// AxisSource feeds queued frames into input port `port`, one beat per cycle
+// when the DUT is ready. A frame's first beat is offered no earlier than its
+// stamp; with gap_pct > 0 each new beat is held back a cycle with that
+// probability (tvalid low), but a beat once offered stays until taken.
+class AxisSource {
+public:
+    AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t gap_pct);
+
+    // Queues a frame (at least one byte). Frames go out in push order.
+    void push(InFrame f);
+
+    void drive(uint64_t cycle) {
+        if (offered_) return;  // AXI-Stream: an offered beat stays until taken
+        if (q_.empty() || q_.front().stamp > cycle || (gap_pct_ != 0 && rng_.chance(gap_pct_))) {
+            if (tvalid_on_) {
+                tvalid_.set_bit(port_, false);
+                tvalid_on_ = false;
+            }
+            return;
+        }
+        offer();
+    }
+
+    void sample(uint64_t cycle, std::vector<Accept>& done) {
+        if (!offered_) return;
+        if (!tready_.bit(port_)) {
+            ++stalls_;
+            return;
+        }
+        taken(cycle, done);
+    }
+
+    size_t queued() const { return q_.size(); }  // frames not yet fully taken
+    uint64_t stalls() const { return stalls_; }  // cycles a beat waited on tready
+
+private:
+    void offer();
+    void taken(uint64_t cycle, std::vector<Accept>& done);
+
+    Sig tdata_, tkeep_, tvalid_, tready_, tlast_, tuser_;
+    uint32_t port_;
+    uint32_t lane_bytes_;  // data_width / 8
+    uint32_t keep_bits_;   // tkeep bits per port
+    uint32_t gap_pct_;
+    SplitMix64 rng_;
+
+    std::deque<InFrame> q_;
+    size_t off_ = 0;           // bytes of q_.front() already taken
+    uint32_t beat_bytes_ = 0;  // bytes in the offered beat
+    bool offered_ = false;     // a beat is on the bus, not yet taken
+    bool tvalid_on_ = false;   // what tvalid holds now
+    uint64_t first_cycle_ = 0;
+    uint64_t stalls_ = 0;
+    // What tkeep/tlast/tuser hold now, to skip rewriting them every beat.
+    uint32_t keep_n_ = 0;
+    bool last_on_ = false;
+    bool user_on_ = false;
+};
+
+// AxisSink takes beats from output port `port` and assembles frames. With
+// stall_pct > 0 it holds tready low on that share of cycles. Any breach of
+// the AXI-Stream rules throws ModelError naming the port, cycle and rule.
+class AxisSink {
+public:
+    AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t stall_pct);
+
+    void drive(uint64_t /*cycle*/) {
+        const bool r = stall_pct_ == 0 || !rng_.chance(stall_pct_);
+        if (r != ready_) {
+            tready_.set_bit(port_, r);
+            ready_ = r;
+        }
+    }
+
+    void sample(uint64_t cycle, std::vector<OutFrame>& out) {
+        if (held_) check_held(cycle);
+        if (!tvalid_.bit(port_)) return;
+        if (!ready_) {
+            ++stalls_;
+            hold();
+            return;
+        }
+        beat(cycle, out);
+    }
+
+    bool mid_frame() const { return started_; }  // a frame's first beats came, not its last
+    uint64_t stalls() const { return stalls_; }  // cycles tready was low while tvalid was high
+
+private:
+    void beat(uint64_t cycle, std::vector<OutFrame>& out);
+    void hold();
+    void check_held(uint64_t cycle);
+    [[noreturn]] void fail(uint64_t cycle, const std::string& what) const;
+
+    Sig tdata_, tkeep_, tvalid_, tready_, tlast_, tuser_;
+    uint32_t port_;
+    uint32_t lane_bytes_;
+    uint32_t keep_bits_;
+    uint64_t keep_full_;
+    uint32_t stall_pct_;
+    SplitMix64 rng_;
+
+    bool ready_ = false;  // what tready holds now
+    bool started_ = false;
+    uint32_t seq_ = 0;
+    uint64_t stalls_ = 0;
+    // The frame being assembled: acc_ only grows, so beats append without
+    // allocating; a finished frame is copied out once.
+    std::vector<uint8_t> acc_;
+    size_t len_ = 0;
+    uint64_t first_cycle_ = 0;
+    // The beat seen while stalled; AXI-Stream requires it unchanged next cycle.
+    bool held_ = false;
+    std::vector<uint8_t> held_data_;
+    uint64_t held_keep_ = 0;
+    bool held_last_ = false;
+    bool held_user_ = false;
+};
+
+}  // namespace cosim
