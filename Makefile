@@ -18,9 +18,12 @@ DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputil
 
 .PHONY: help deps build cosim test bench lint fuzz clean
 
+# Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`.
+include sim/build.mk
+
 help: ## list the targets
 	@echo "usage: make <target>"
-	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 12
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 
 deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3 (apt-get as root; otherwise says what to install)
 	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
@@ -42,23 +45,24 @@ deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3 (apt-get as ro
 	  exit 1; \
 	fi
 
-build: ## build the cosim command into build/
+build: models ## build the cosim command and every Verilator model into build/
 	$(GO) build -o $(BUILD)/cosim ./cmd/cosim
 
 cosim: deps build ## run the main job: today the golden self-check on the built-in sample packets
 	$(BUILD)/cosim selftest --seed $(SEED) --out $(OUT)/selftest
 
-test: deps lint ## every test: golden codecs against scapy and tshark, the checker, the command
+test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness
 	COSIM_REQUIRE_ORACLES=1 $(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory models-test
 
 bench: ## benchmarks: decode + ICRC per frame size (packets/s, bytes/s, allocs/op)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/...
 
-lint: ## verilator --lint-only -Wall on every RTL module, go vet, gofmt
-	@files=$$(find rtl -name '*.sv' 2>/dev/null); \
-	if [ -n "$$files" ]; then \
-	  for f in $$files; do verilator --lint-only -Wall -Irtl/common $$f || exit 1; done; \
-	else echo "lint: no RTL yet"; fi
+lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
+	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \
+	  echo "verilator --lint-only -Wall $$f"; \
+	  verilator --lint-only -Wall -Irtl/common -Irtl/nic $$f || exit 1; \
+	done
 	$(GO) vet ./...
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
