@@ -55,6 +55,22 @@ endef
 $(eval $(call sim_axis_fifo,axis_fifo_64,64))
 $(eval $(call sim_axis_fifo,axis_fifo_512,512))
 
+# $(call sim_nic_icrc,NAME,DATA_WIDTH): the NIC's ICRC insert (port 0) and
+# check (port 1) units with their counters on the CSR bus.
+define sim_nic_icrc
+SIM_MODELS += $1
+$1.top    := nic_icrc_top
+$1.rtl    := $(SIM_DIR)/tops/nic_icrc_top.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \
+             rtl/nic/icrc_insert.sv rtl/nic/icrc_check.sv
+$1.main   := $(SIM_DIR)/tops/nic_icrc_top.cpp
+$1.params := DATA_WIDTH=$2
+$1.dw     := $2
+$1.in     := 2
+$1.out    := 2
+endef
+$(eval $(call sim_nic_icrc,nic_icrc_64,64))
+$(eval $(call sim_nic_icrc,nic_icrc_512,512))
+
 # Test-only models (built by models-test, not by models): a top that breaks
 # the AXI-Stream and CSR rules on request, the FIFO with an illegal DEPTH,
 # and multi-port loops with narrow and odd widths.

@@ -494,16 +494,28 @@ func (r *run) absorb(n *node) error {
 	return nil
 }
 
+// csrReadCycles is what the counter readout allows per CSR read; tops
+// document their read latency next to their CSR map.
+const csrReadCycles = 8
+
 // compareCounters reads every DUT counter through the CSR path and
 // compares it with the golden model's.
 func (r *run) compareCounters(ctx context.Context) error {
+	// The reads go over the CSR bus during one window: give them room
+	// (sim/README.md bounds a read at 1024 cycles).
+	most := 0
+	for _, n := range r.nodes {
+		most = max(most, len(n.top.Counters))
+	}
+	target := r.cycle + uint64(most)*csrReadCycles + 16
+	defer func() { r.cycle = target }()
 	return r.parallel(func(n *node) error {
 		names := make([]string, 0, len(n.top.Counters))
 		for name := range n.top.Counters {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		w := cosim.Window{Target: r.cycle}
+		w := cosim.Window{Target: target}
 		for _, name := range names {
 			w.CSRReads = append(w.CSRReads, n.top.Counters[name])
 		}
@@ -520,10 +532,7 @@ func (r *run) compareCounters(ctx context.Context) error {
 				n.err = errors.Join(n.err, fmt.Errorf("counter %s.%s: DUT %d, golden %d", n.name, name, p.DUT, p.Golden))
 			}
 		}
-		n.reply = rep
-		n.queued = rep.Done.FramesQueued
-		n.busy = rep.Done.Busy
-		n.window = w
+		n.queued, n.busy = rep.Done.FramesQueued, rep.Done.Busy
 		r.setCounters(n.name, pairs)
 		return nil
 	})
