@@ -48,8 +48,8 @@ deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3 (apt-get as ro
 build: models ## build the cosim command and every Verilator model into build/
 	$(GO) build -o $(BUILD)/cosim ./cmd/cosim
 
-cosim: deps build ## run the main job: today the golden self-check on the built-in sample packets
-	$(BUILD)/cosim selftest --seed $(SEED) --out $(OUT)/selftest
+cosim: deps build ## run the main job: the built-in default scenario through the RTL, every frame checked
+	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
 test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness
 	COSIM_REQUIRE_ORACLES=1 $(GO) test -count=1 ./...

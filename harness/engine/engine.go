@@ -119,12 +119,15 @@ type run struct {
 	srcPcap map[*source]int
 	cycle   uint64
 	windows int
-	in      int
-	stuck   int
-	drops   map[string]int
-	faults  map[string]int
-	ctrMu   sync.Mutex // guards ctrs, which models fill in parallel
-	ctrs    map[string]map[string]CounterPair
+	// lastProgress is the end of the last window in which a model accepted
+	// or emitted a frame, or a source still had frames to give.
+	lastProgress uint64
+	in           int
+	stuck        int
+	drops        map[string]int
+	faults       map[string]int
+	ctrMu        sync.Mutex // guards ctrs, which models fill in parallel
+	ctrs         map[string]map[string]CounterPair
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -329,12 +332,6 @@ func (r *run) loop(ctx context.Context) error {
 	for _, l := range r.links {
 		lookahead = min(lookahead, l.latency)
 	}
-	lastInput := uint64(0)
-	for _, s := range r.sources {
-		if n := len(s.frames); n > 0 {
-			lastInput = max(lastInput, s.frames[n-1].cycle)
-		}
-	}
 	progress := newProgress(r.cfg.Progress)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -348,8 +345,8 @@ func (r *run) loop(ctx context.Context) error {
 		if r.cycle >= r.sc.Cycles {
 			return fmt.Errorf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)
 		}
-		if r.cycle > lastInput+r.sc.DrainCap {
-			return fmt.Errorf("not drained %d cycles after the last input (cycle %d): the DUT holds frames or the golden model expects frames that never came", r.sc.DrainCap, lastInput)
+		if r.cycle > r.lastProgress+r.sc.DrainCap {
+			return fmt.Errorf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left: the DUT holds frames, or the golden model expects frames that never came (raise drain to wait longer)", r.sc.DrainCap, r.lastProgress)
 		}
 		end := r.cycle + lookahead
 		if quiet && nextSrc > r.cycle {
@@ -443,9 +440,15 @@ func (r *run) step(ctx context.Context, end uint64) error {
 		}
 	}
 	for _, n := range r.nodes {
+		if len(n.reply.Accepts) > 0 || len(n.reply.Frames) > 0 {
+			r.lastProgress = end
+		}
 		if err := r.absorb(n); err != nil {
 			return err
 		}
+	}
+	if _, more := r.nextSource(); more {
+		r.lastProgress = end
 	}
 	r.cycle = end
 	return nil

@@ -44,6 +44,10 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth int, 
 			if err != nil {
 				return nil, err
 			}
+			// Draw for every frame so corrupt_pct does not shift the frames.
+			if draw, at := rng.Float64()*100, rng.IntN(1<<30); draw < t.CorruptPct {
+				f[14+at%(len(f)-14)] ^= byte(1 + at%255)
+			}
 			frames = append(frames, f)
 		}
 	case "pcap":
@@ -73,9 +77,9 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth int, 
 }
 
 // roceFrame draws a RoCEv2 frame of a random opcode and encapsulation whose
-// size falls in [MinSize, MaxSize] as far as the opcode allows, and removes
-// its ICRC: sources feed what a transport engine emits before the ICRC unit
-// (IP and UDP lengths already count the ICRC; no Ethernet padding).
+// size falls in [MinSize, MaxSize] as far as the opcode allows. Without
+// WithICRC it ends before the ICRC: what a transport engine hands the ICRC
+// unit (IP and UDP lengths already count the ICRC; no Ethernet padding).
 func roceFrame(rng *rand.Rand, ops []roce.OpCode, t scenario.Traffic) ([]byte, error) {
 	op := ops[rng.IntN(len(ops))]
 	e := framegen.Encaps[rng.IntN(len(framegen.Encaps))]
@@ -91,6 +95,9 @@ func roceFrame(rng *rand.Rand, ops []roce.OpCode, t scenario.Traffic) ([]byte, e
 	f, err := framegen.Build(rng, framegen.Spec{OpCode: op, Encap: e, PayloadLen: n})
 	if err != nil {
 		return nil, err
+	}
+	if t.WithICRC {
+		return f, nil
 	}
 	_, end, err := roce.IPPacket(f)
 	if err != nil {

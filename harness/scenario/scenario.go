@@ -24,7 +24,7 @@ type Scenario struct {
 	Name     string    `toml:"name"`
 	Seed     *uint64   `toml:"seed"`      // default 1; --seed overrides
 	Cycles   uint64    `toml:"cycles"`    // stop after this many cycles at the latest
-	DrainCap uint64    `toml:"drain"`     // cycles allowed after the last input for outputs to drain
+	DrainCap uint64    `toml:"drain"`     // cycles without any frame accepted or emitted before the run is called stalled
 	ClockMHz float64   `toml:"clock_mhz"` // converts cycles to time in reports and pcapng
 	Models   []Model   `toml:"model"`
 	Links    []Link    `toml:"link"`
@@ -64,6 +64,10 @@ type Traffic struct {
 	MaxSize   int    `toml:"max_size"`
 	GapCycles int    `toml:"gap_cycles"` // idle cycles between frames at the source
 	File      string `toml:"file"`       // pcap for kind "pcap"
+	// WithICRC keeps the ICRC on "roce" frames (what a receiver sees);
+	// without it they end before the ICRC (what an ICRC inserter takes).
+	WithICRC   bool    `toml:"with_icrc"`
+	CorruptPct float64 `toml:"corrupt_pct"` // share of frames with one byte after the Ethernet header damaged
 }
 
 // Error names the file, line and key of a scenario problem.
@@ -243,6 +247,9 @@ func (s *Scenario) check(data []byte) error {
 		}
 		if t.Frames < 0 || t.GapCycles < 0 {
 			return bad(k("frames"), "frames and gap_cycles must not be negative")
+		}
+		if !(t.CorruptPct >= 0 && t.CorruptPct <= 100) {
+			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
 		}
 	}
 	return nil
