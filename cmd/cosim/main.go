@@ -20,8 +20,7 @@ commands:
                                     with every frame checked against the golden models
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
-                                    check them and corrupted copies of them (what 'make cosim' runs
-                                    until the co-simulation core lands)
+                                    check them and corrupted copies of them
   help                              this text
 
 exit status: 0 all good, 1 a check failed, 2 bad usage or unreadable input

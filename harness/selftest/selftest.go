@@ -2,7 +2,6 @@
 // end on this machine: it builds sample frames of every RoCEv2 opcode and
 // encapsulation and PFC/PAUSE frames, checks that all of them pass, then
 // corrupts each in a known way and checks that the checker names the fault.
-// Until the co-simulation core lands it is what `make cosim` runs.
 package selftest
 
 import (
