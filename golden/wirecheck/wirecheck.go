@@ -352,9 +352,16 @@ func (c *Checker) checkBTH() {
 	}
 }
 
-// ipv4ChecksumOK reports whether the ones'-complement sum of the header,
-// checksum included, is 0xFFFF (RFC 791, RFC 1071).
-func ipv4ChecksumOK(h []byte) bool {
+// ipv4ChecksumOK reports whether an IPv4 header, checksum included, sums to
+// 0xFFFF in ones' complement (RFC 791, RFC 1071).
+func ipv4ChecksumOK(h []byte) bool { return onesSum(h) == 0xFFFF }
+
+// IPv4Checksum returns the header checksum to write into h, whose checksum
+// field must be zero (RFC 791, RFC 1071).
+func IPv4Checksum(h []byte) uint16 { return ^onesSum(h) }
+
+// onesSum is the 16-bit ones'-complement sum of h.
+func onesSum(h []byte) uint16 {
 	var sum uint32
 	for i := 0; i+1 < len(h); i += 2 {
 		sum += uint32(h[i])<<8 | uint32(h[i+1])
@@ -362,5 +369,5 @@ func ipv4ChecksumOK(h []byte) bool {
 	for sum > 0xFFFF {
 		sum = sum&0xFFFF + sum>>16
 	}
-	return sum == 0xFFFF
+	return uint16(sum)
 }

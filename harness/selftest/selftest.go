@@ -197,21 +197,10 @@ func fixIPLength(f []byte, ip, udp int) []byte {
 	if f[ip]>>4 == 4 {
 		binary.BigEndian.PutUint16(f[ip+2:], uint16(len(f)-ip))
 		f[ip+10], f[ip+11] = 0, 0
-		binary.BigEndian.PutUint16(f[ip+10:], ipv4Checksum(f[ip:ip+20]))
+		binary.BigEndian.PutUint16(f[ip+10:], wirecheck.IPv4Checksum(f[ip:ip+20]))
 	} else {
 		binary.BigEndian.PutUint16(f[ip+4:], uint16(len(f)-ip-40))
 	}
 	binary.BigEndian.PutUint16(f[udp+4:], uint16(len(f)-udp))
 	return f
-}
-
-func ipv4Checksum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	return ^uint16(sum)
 }
