@@ -28,7 +28,7 @@ func TestDefault(t *testing.T) {
 	assert.Equal(t, scenario.Model{Name: "icrc", Top: "nic_icrc", DataWidth: 64, SrcGapPct: 10, SinkStallPct: 10}, s.Models[0])
 
 	require.Len(t, s.Links, 1)
-	assert.Equal(t, scenario.Link{From: "icrc.out0", To: "icrc.in1", Latency: 4, CorruptPct: 1}, s.Links[0])
+	assert.Equal(t, scenario.Link{From: "icrc.out0", To: "icrc.in1", Latency: 256, CorruptPct: 1}, s.Links[0])
 
 	require.Len(t, s.Traffic, 1)
 	assert.Equal(t, scenario.Traffic{Kind: "roce", To: "icrc.in0", Frames: 2000, MinSize: 60, MaxSize: 4200}, s.Traffic[0])
