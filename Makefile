@@ -52,11 +52,12 @@ cosim: deps build ## run the main job: the built-in default scenario through the
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
 test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness
-	COSIM_REQUIRE_ORACLES=1 $(GO) test -count=1 ./...
+	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory models-test
 
-bench: ## benchmarks: decode + ICRC per frame size (packets/s, bytes/s, allocs/op)
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/...
+bench: build ## benchmarks: golden decode + ICRC per frame size; harness vs raw model speed
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
+	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \

@@ -95,6 +95,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	start := time.Now()
 	runErr := r.loop(ctx)
+	if r.check != nil {
+		// Everything the models said is checked before anything is judged.
+		if err := r.check.close(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if runErr == nil {
 		runErr = r.compareCounters(ctx)
 	}
@@ -115,6 +121,7 @@ type run struct {
 	links   []*link
 	sources []*source
 	sb      *scoreboard.Scoreboard
+	check   *checker // owns sb, the golden models and pcap while the loop runs
 	pcap    *pcapio.LinkWriter
 	srcPcap map[*source]int
 	cycle   uint64
@@ -229,6 +236,7 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.check = newChecker(r.sb, r.pcap)
 	ifaces := make([]int, len(names)) // interface 0 is names[0]
 	for i, nm := range names[1:] {
 		if ifaces[i+1], err = r.pcap.AddLink(nm); err != nil {
@@ -380,7 +388,7 @@ func (r *run) quiet() bool {
 			}
 		}
 	}
-	return r.sb.Outstanding() == 0
+	return r.check.settled()
 }
 
 func (r *run) nextSource() (uint64, bool) {
@@ -398,13 +406,12 @@ func (r *run) step(ctx context.Context, end uint64) error {
 	for _, n := range r.nodes {
 		n.window = cosim.Window{Target: end}
 	}
+	var batch []job
 	for _, s := range r.sources {
 		n := r.byName[s.model]
 		for _, f := range s.due(end) {
 			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data})
-			if err := r.pcap.WriteFrameOn(r.srcPcap[s], f.cycle, f.data); err != nil {
-				return err
-			}
+			batch = append(batch, job{kind: jobRecord, pcap: r.srcPcap[s], cycle: f.cycle, data: f.data})
 		}
 	}
 	for _, l := range r.links {
@@ -443,10 +450,12 @@ func (r *run) step(ctx context.Context, end uint64) error {
 		if len(n.reply.Accepts) > 0 || len(n.reply.Frames) > 0 {
 			r.lastProgress = end
 		}
-		if err := r.absorb(n); err != nil {
+		var err error
+		if batch, err = r.route(n, batch); err != nil {
 			return err
 		}
 	}
+	r.check.submit(batch)
 	if _, more := r.nextSource(); more {
 		r.lastProgress = end
 	}
@@ -454,47 +463,40 @@ func (r *run) step(ctx context.Context, end uint64) error {
 	return nil
 }
 
-// absorb feeds a model's reply to its golden model and the scoreboard and
-// puts its outputs on their links.
-func (r *run) absorb(n *node) error {
+// route takes a model's reply: it matches accepts to the frames sent, puts
+// outputs on their links and queues everything for the checker.
+func (r *run) route(n *node, batch []job) ([]job, error) {
 	rep := &n.reply
 	n.busy, n.queued = rep.Done.Busy, rep.Done.FramesQueued
 	for _, a := range rep.Accepts {
 		q := n.sent[a.Port]
 		if len(q) == 0 || q[0].Seq != a.Seq {
-			return fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
+			return batch, fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
 		}
 		f := q[0]
 		n.sent[a.Port] = q[1:]
-		cause := fmt.Sprintf("%s #%d", portRef{n.name, int(a.Port)}.in(), a.Seq)
-		for _, o := range n.golden.Accept(int(a.Port), a.Cycle, f.Data, f.Bad) {
-			r.sb.Expect(scoreboard.Stream{Model: n.name, Port: o.Port}, scoreboard.Expected{Data: o.Data, Bad: o.Bad, Cause: cause})
-		}
+		batch = append(batch, job{kind: jobAccept, n: n, port: int(a.Port), seq: a.Seq, cycle: a.Cycle, data: f.Data, bad: f.Bad})
 	}
 	for _, f := range rep.Frames {
-		r.sb.Observe(scoreboard.Stream{Model: n.name, Port: int(f.Port)}, scoreboard.Frame{Cycle: f.Cycle, Data: f.Data, Bad: f.Bad})
+		batch = append(batch, job{kind: jobObserve, n: n, port: int(f.Port), cycle: f.Cycle, data: f.Data, bad: f.Bad})
+		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}
 		if l := n.links[int(f.Port)]; l != nil {
 			lost, corrupted, out := l.send(f.LastCycle, f.Data)
-			note := ""
+			rec.pcap = l.pcap
 			switch {
 			case lost:
 				r.drops["link_loss"]++
-				note = "lost on the link (fault injection)"
-				out = f.Data
+				rec.note = "lost on the link (fault injection)"
 			case corrupted:
 				r.faults["link_corrupt"]++
-				note = "corrupted on the link (fault injection)"
+				rec.note, rec.data = "corrupted on the link (fault injection)", out
 			}
-			if err := r.pcap.WriteFrameOn(l.pcap, f.Cycle, out, note); err != nil {
-				return err
-			}
-			continue
+		} else {
+			rec.pcap = n.sinks[int(f.Port)]
 		}
-		if err := r.pcap.WriteFrameOn(n.sinks[int(f.Port)], f.Cycle, f.Data); err != nil {
-			return err
-		}
+		batch = append(batch, rec)
 	}
-	return nil
+	return batch, nil
 }
 
 // csrReadCycles is what the counter readout allows per CSR read; tops

@@ -21,7 +21,7 @@ func (p *progress) update(r *run) {
 		return
 	}
 	p.last = time.Now()
-	c := r.sb.Counts()
+	c := r.check.snapshot()
 	el := time.Since(p.start).Seconds()
 	fmt.Fprintf(p.w, "\rcycle %d  in %d  out %d  matched %d  mismatched %d  %.2f Mcycles/s   ",
 		r.cycle, r.in, c.Observed, c.Matched, c.Mismatched, float64(r.cycle)/el/1e6)

@@ -1,0 +1,358 @@
+package main
+
+// Tests of `cosim run` with the real Verilated models (build/models, from
+// `make build`), and, for a peer that breaks the socket protocol, with a
+// stand-in process (testdata/broken_model.py) at a model's path.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cosimproto "github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/pcapio"
+)
+
+// requireModelsEnv makes a missing model binary (or python3 for the
+// stand-in) a failure instead of a skip (make test sets it).
+const requireModelsEnv = "COSIM_REQUIRE_MODELS"
+
+// realModels is where `make build` puts the models, seen from this package.
+var realModels = filepath.Join("..", "..", "build", "models")
+
+// missing fails the test when COSIM_REQUIRE_MODELS=1 and skips it
+// otherwise.
+func missing(tb testing.TB, msg string) {
+	tb.Helper()
+	if os.Getenv(requireModelsEnv) == "1" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg + " (set " + requireModelsEnv + "=1 to fail instead)")
+}
+
+// needModels checks that the binaries of the named "top_width" models
+// ("nic_icrc_64") are built, saying to run make build when one is not.
+func needModels(tb testing.TB, models ...string) string {
+	tb.Helper()
+	for _, m := range models {
+		i := strings.LastIndexByte(m, '_')
+		width, err := strconv.Atoi(m[i+1:])
+		require.NoError(tb, err, "model %q is not top_width", m)
+		top, err := engine.LookupTop(m[:i])
+		require.NoError(tb, err)
+		if path := engine.ModelPath(realModels, top, width); !fileExists(path) {
+			missing(tb, fmt.Sprintf("model binary %s is missing: run make build", path))
+		}
+	}
+	return realModels
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// cli runs the command as main does and returns the exit status, what it
+// printed, and how long it took.
+func cli(ctx context.Context, args ...string) (code int, stdout, stderr string, took time.Duration) {
+	var out, errb bytes.Buffer
+	start := time.Now()
+	err := run(ctx, args, &out, &errb)
+	took = time.Since(start)
+	code = exitCode(err, &errb)
+	return code, out.String(), errb.String(), took
+}
+
+// summaryOf reads DIR/summary.json.
+func summaryOf(tb testing.TB, dir string) map[string]any {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(tb, err)
+	var m map[string]any
+	require.NoError(tb, json.Unmarshal(b, &m))
+	return m
+}
+
+// capture reads DIR/links.pcapng back; every frame carries its cycle.
+func capture(tb testing.TB, dir string) []pcapio.Packet {
+	tb.Helper()
+	ps, err := pcapio.ReadAll(filepath.Join(dir, "links.pcapng"))
+	require.NoError(tb, err)
+	for _, p := range ps {
+		require.True(tb, p.HasCycle, "packet %d without its cycle", p.Index)
+	}
+	return ps
+}
+
+// The built-in default scenario passes through the real RTL: exit 0,
+// PASS, and summary.json says so.
+func TestRunDefaultScenario(t *testing.T) {
+	models := needModels(t, "nic_icrc_64")
+	out := t.TempDir()
+	code, stdout, stderr, took := cli(context.Background(), "run", "--out", out, "--models", models)
+	t.Logf("%.2fs\n%s%s", took.Seconds(), stdout, stderr)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "run icrc-default (built-in default scenario) seed=1")
+	assert.Contains(t, stdout, "mismatched 0, missing 0, unexpected 0")
+	assert.True(t, strings.HasSuffix(stdout, "PASS\n"))
+	assert.Empty(t, stderr)
+	s := summaryOf(t, out)
+	assert.Equal(t, true, s["pass"])
+	assert.EqualValues(t, 1, s["seed"])
+	assert.Equal(t, s["frames_out"], s["matched"])
+	assert.NotEmpty(t, capture(t, out))
+}
+
+// A scenario file through two real axis_fifo models and a faulty link: the
+// scenario's seed is used unless --seed overrides it, and the run passes.
+func TestRunScenarioFileAndSeed(t *testing.T) {
+	models := needModels(t, "axis_fifo_64", "axis_fifo_512")
+	for _, tc := range []struct {
+		args []string
+		seed float64
+	}{{nil, 17}, {[]string{"--seed", "3"}, 3}} {
+		out := t.TempDir()
+		args := append([]string{"run", "testdata/run_small.toml", "--out", out, "--models", models}, tc.args...)
+		code, stdout, stderr, _ := cli(context.Background(), args...)
+		require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
+		assert.Contains(t, stdout, fmt.Sprintf("run small (testdata/run_small.toml) seed=%v", tc.seed))
+		s := summaryOf(t, out)
+		assert.Equal(t, tc.seed, s["seed"])
+		assert.Equal(t, true, s["pass"])
+		assert.Positive(t, s["drops"].(map[string]any)["link_loss"], "the link loses frames")
+	}
+}
+
+// Traffic beyond the scenario's cycles limit: exit 1, the limit named, a
+// rerun line with the seed, and summary.json and links.pcapng saved.
+func TestRunCycleLimit(t *testing.T) {
+	models := needModels(t, "axis_fifo_64")
+	out := t.TempDir()
+	code, stdout, stderr, _ := cli(context.Background(), "run", "testdata/run_too_short.toml", "--seed", "9", "--out", out, "--models", models)
+	assert.Equal(t, 1, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "stopped at the scenario's limit of 2000 cycles")
+	assert.Contains(t, stderr, "rerun with: cosim run testdata/run_too_short.toml --seed 9")
+	s := summaryOf(t, out)
+	assert.Equal(t, false, s["pass"])
+	assert.EqualValues(t, 9, s["seed"])
+	assert.Contains(t, s["error"], "limit of 2000 cycles")
+	assert.NotEmpty(t, capture(t, out))
+}
+
+// A scenario with a mistake is rejected before anything runs: exit 2 and
+// FILE:LINE: KEY: what is wrong.
+func TestRunScenarioErrors(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"run_bad_unknown_key.toml", "testdata/run_bad_unknown_key.toml:12: model[1].colour: unknown key"},
+		{"run_bad_latency.toml", "testdata/run_bad_latency.toml:12: link[0].latency: must be at least 1 cycle"},
+		{"run_bad_type.toml", "testdata/run_bad_type.toml:8: model[0].data_width: incompatible types"},
+		{"run_bad_syntax.toml", "testdata/run_bad_syntax.toml:7: model.top: expected value but found '='"},
+		{"run_bad_size.toml", "testdata/run_bad_size.toml:14: traffic[0].max_size: must lie between min_size (1000) and 9216, is 500"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr, _ := cli(context.Background(), "run", "testdata/"+tc.file, "--out", out)
+			assert.Equal(t, 2, code)
+			assert.Equal(t, "cosim: run: "+tc.want, strings.SplitN(stderr, "\n", 2)[0][:len("cosim: run: ")+len(tc.want)])
+			assert.Empty(t, stdout)
+			assert.NoDirExists(t, out, "nothing runs")
+		})
+	}
+	t.Run("no such file", func(t *testing.T) {
+		code, _, stderr, _ := cli(context.Background(), "run", "testdata/no_such_scenario.toml", "--out", t.TempDir())
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, "testdata/no_such_scenario.toml")
+	})
+}
+
+// A model binary that is not built: the message names the model, the
+// path, and says to run make build.
+func TestRunMissingModel(t *testing.T) {
+	empty := t.TempDir()
+	code, _, stderr, _ := cli(context.Background(), "run", "--out", t.TempDir(), "--models", empty)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "model icrc")
+	assert.Contains(t, stderr, filepath.Join(empty, "nic_icrc_64", "Vnic_icrc_top"))
+	assert.Contains(t, stderr, "make build")
+}
+
+// childModel finds the process of the model instance name among our
+// children: models are started with --socket .../<name>.sock.
+func childModel(name string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmd, []byte("/"+name+".sock")) {
+			return pid
+		}
+	}
+	return 0
+}
+
+func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+// signalMidRun runs testdata/run_long.toml on the real model, its model
+// renamed victim (which names its socket, by which its process is found),
+// sends the model's process sig well into the run and returns the outcome
+// and how long the run took to end after the signal.
+func signalMidRun(t *testing.T, victim string, sig syscall.Signal) (code int, stderr string, took time.Duration) {
+	models := needModels(t, "nic_icrc_64")
+	text, err := os.ReadFile("testdata/run_long.toml")
+	require.NoError(t, err)
+	scen := filepath.Join(t.TempDir(), "run_long.toml")
+	require.NoError(t, os.WriteFile(scen, bytes.ReplaceAll(text, []byte("cli_victim"), []byte(victim)), 0o644))
+	out := t.TempDir()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		code, _, stderr, _ := cli(ctx, "run", scen, "--seed", "5", "--out", out, "--models", models)
+		done <- result{code, stderr}
+	}()
+	var pid int
+	for deadline := time.Now().Add(30 * time.Second); pid == 0; {
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended before the fault: %s", r.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "no model process found")
+		pid = childModel(victim)
+	}
+	time.Sleep(300 * time.Millisecond) // into the run
+	require.NoError(t, syscall.Kill(pid, sig))
+	faulted := time.Now()
+	defer syscall.Kill(pid, syscall.SIGKILL) // never leave a stopped model behind
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("cosim run hangs after the fault")
+	}
+	took = time.Since(faulted)
+	t.Logf("ended %v after the signal:\n%s", took, r.stderr)
+	assert.Eventually(t, func() bool { return processGone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
+	assert.Contains(t, r.stderr, fmt.Sprintf("model %q", victim))
+	assert.Contains(t, r.stderr, "rerun with: cosim run "+scen+" --seed 5")
+	s := summaryOf(t, out)
+	assert.Equal(t, false, s["pass"])
+	assert.EqualValues(t, 5, s["seed"])
+	assert.Contains(t, s["error"], fmt.Sprintf("model %q", victim))
+	assert.NotEmpty(t, capture(t, out), "the partial links.pcapng is saved")
+	return r.code, r.stderr, took
+}
+
+// The real model killed mid-run: exit 1 within 2 s, naming the model and
+// how it died.
+func TestRunModelKilled(t *testing.T) {
+	t.Parallel()
+	code, stderr, took := signalMidRun(t, "cli_killed", syscall.SIGKILL)
+	assert.Equal(t, 1, code)
+	assert.Less(t, took, 2*time.Second)
+	assert.Contains(t, stderr, "signal: killed")
+}
+
+// The real model stopped mid-run: `cosim run` has no flag for the step
+// timeout, so the default one (10 s) ends the run, with exit 1 and the
+// process's state in the message; the harness does not hang.
+func TestRunModelStopped(t *testing.T) {
+	t.Parallel()
+	code, stderr, took := signalMidRun(t, "cli_stopped", syscall.SIGSTOP)
+	assert.Equal(t, 1, code)
+	assert.Less(t, took, cosimproto.DefaultStepTimeout+2*time.Second)
+	assert.Contains(t, stderr, "no answer within 10s")
+	assert.Contains(t, stderr, "state T (stopped)")
+}
+
+// A peer that breaks the protocol, at a model's path in a --models
+// directory: garbage instead of HELLO or DONE, a wrong protocol version,
+// a message cut short. Each ends the run within 2 s of the fault with exit
+// 1, an error naming the model and the fault, and summary.json and
+// links.pcapng saved.
+func TestRunBrokenPeer(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		missing(t, "python3 is needed for the stand-in model testdata/broken_model.py")
+	}
+	script, err := os.ReadFile("testdata/broken_model.py")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		mode   string
+		midRun bool
+		want   []string
+	}{
+		{"hello-garbage", false, []string{"handshake", "protocol error"}},
+		{"version", false, []string{"handshake", "protocol error", "version"}},
+		{"garbage", true, []string{"step to cycle 196608", "protocol error"}},
+		{"truncated", true, []string{"step to cycle 196608", "protocol error in FRAME"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			models := t.TempDir()
+			dir := filepath.Join(models, "nic_icrc_64")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "Vnic_icrc_top"), script, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "mode"), []byte(tc.mode), 0o644))
+			out := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			code, stdout, stderr, _ := cli(ctx, "run", "testdata/run_broken_peer.toml", "--seed", "21", "--out", out, "--models", models)
+			ended := time.Now()
+			t.Logf("%s%s", stdout, stderr)
+			assert.Equal(t, 1, code)
+
+			b, err := os.ReadFile(filepath.Join(dir, "fault_time"))
+			require.NoError(t, err, "the stand-in never reached its fault")
+			at, err := strconv.ParseFloat(string(b), 64)
+			require.NoError(t, err)
+			took := ended.Sub(time.UnixMicro(int64(at * 1e6)))
+			t.Logf("ended %v after the fault", took)
+			assert.Less(t, took, 2*time.Second)
+
+			assert.Contains(t, stderr, `cosim: run: cosim: model "icrc"`)
+			for _, w := range tc.want {
+				assert.Contains(t, stderr, w)
+			}
+			assert.Contains(t, stderr, "broken model: mode "+tc.mode, "the error shows the model's last output")
+			assert.Contains(t, stderr, "rerun with: cosim run testdata/run_broken_peer.toml --seed 21")
+			s := summaryOf(t, out)
+			assert.Equal(t, false, s["pass"])
+			assert.EqualValues(t, 21, s["seed"])
+			assert.Contains(t, s["error"], `model "icrc"`)
+			ps := capture(t, out)
+			if tc.midRun {
+				assert.Len(t, ps, 20, "the frames sent before the fault are saved")
+			}
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/framegen"
+	"github.com/rocesim/cosim/harness/pcapio"
+)
+
+// BenchmarkHarnessVsRaw runs the same RTL with the same stimulus twice: raw
+// (the model binary's own loop, `--raw N --size S`) and through the whole
+// harness (socket protocol, sources, golden model, scoreboard, pcapng) in
+// open loop, and reports both speeds and their ratio. b.N is the number of
+// frames per input port; every input port gets N frames of exactly S bytes
+// in both runs, as fast as the DUT takes them, with no backpressure. ns/op
+// is the harness's wall time per frame and port.
+//
+//	go test -run '^$' -bench HarnessVsRaw ./harness/engine
+//
+// COSIM_BENCH_MAX_WINDOW=C sets engine.Config.MaxWindow (default 65536
+// cycles), to study how the window length trades round trips against the
+// model's cache footprint.
+func BenchmarkHarnessVsRaw(b *testing.B) {
+	for _, top := range []string{"axis_fifo", "nic_icrc"} {
+		for _, size := range []int{64, 1500} {
+			b.Run(fmt.Sprintf("%s_64/%dB", top, size), func(b *testing.B) { benchHarnessVsRaw(b, top, size) })
+		}
+	}
+}
+
+// rawRE picks the speeds out of the raw mode's report (sim/raw.cpp).
+var (
+	rawCyclesRE = regexp.MustCompile(`(?m)^\s+(\d+) cycles, (\d+) frames in, (\d+) out`)
+	rawWallRE   = regexp.MustCompile(`wall ([0-9.]+) s: ([0-9.]+) M cycles/s, ([0-9.]+) M frames/s`)
+)
+
+func benchHarnessVsRaw(b *testing.B, topName string, size int) {
+	const width = 64
+	dir := needModels(b, fmt.Sprintf("%s_%d", topName, width))
+	top, err := engine.LookupTop(topName)
+	require.NoError(b, err)
+	n := b.N
+
+	// (a) raw.
+	out, err := exec.Command(engine.ModelPath(dir, top, width), "--raw", strconv.Itoa(n), "--size", strconv.Itoa(size)).CombinedOutput()
+	require.NoError(b, err, "%s", out)
+	c, w := rawCyclesRE.FindSubmatch(out), rawWallRE.FindSubmatch(out)
+	require.NotNil(b, c, "raw output: %s", out)
+	require.NotNil(b, w, "raw output: %s", out)
+	rawCycles, _ := strconv.ParseFloat(string(c[1]), 64)
+	rawOut, _ := strconv.Atoi(string(c[3]))
+	rawWall, _ := strconv.ParseFloat(string(w[1]), 64)
+	require.Equal(b, n*top.In, rawOut, "raw: every frame out")
+
+	// (b) the harness: a pcap of N frames of exactly size bytes per input
+	// port. nic_icrc port 0 (insert) takes frames that end before the
+	// ICRC, port 1 (check) frames with it.
+	tmp := b.TempDir()
+	toml := fmt.Sprintf("name = \"bench-%s-%d\"\ncycles = 1_000_000_000_000\n[[model]]\nname = \"dut\"\ntop = %q\ndata_width = %d\n",
+		topName, size, topName, width)
+	for port := 0; port < top.In; port++ {
+		withICRC := topName != "nic_icrc" || port == 1
+		path := filepath.Join(tmp, fmt.Sprintf("in%d.pcap", port))
+		require.NoError(b, pcapio.WritePcap(path, exactFrames(b, n, size, withICRC, uint64(port))))
+		toml += fmt.Sprintf("[[traffic]]\nkind = \"pcap\"\nto = \"dut.in%d\"\nfile = %q\n", port, path)
+	}
+	sc := parse(b, toml)
+	cfg := engine.Config{Scenario: sc, Seed: 1, OutDir: filepath.Join(tmp, "out"), ModelDir: dir}
+	if w := os.Getenv("COSIM_BENCH_MAX_WINDOW"); w != "" { // for studies: the harness's window bound
+		cfg.MaxWindow, err = strconv.ParseUint(w, 10, 64)
+		require.NoError(b, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var self0, kids0, self1, kids1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
+	b.ResetTimer()
+	s, err := engine.Run(ctx, cfg)
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1) // the model, reaped by Run
+	requirePass(b, s, err)
+	require.Equal(b, n*top.In, s.FramesOut, "harness: every frame out")
+
+	hCycles, hFrames := float64(s.Cycles)/s.WallSeconds, float64(s.FramesOut)/s.WallSeconds
+	b.ReportMetric(hCycles, "harness_cycles/s")
+	b.ReportMetric(hFrames, "harness_frames/s")
+	b.ReportMetric(rawCycles/rawWall, "raw_cycles/s")
+	b.ReportMetric(float64(rawOut)/rawWall, "raw_frames/s")
+	b.ReportMetric(hCycles/(rawCycles/rawWall), "ratio")
+	b.ReportMetric(hFrames/(float64(rawOut)/rawWall), "frames_ratio")
+	b.ReportMetric(float64(s.Windows)/s.WallSeconds, "windows/s")
+	// Where the harness's wall time goes: CPU of the Go side (this
+	// process: sources, golden, scoreboard, pcapng, protocol) and of the
+	// model process (RTL and its end of the protocol).
+	goCPU, modelCPU := cpuSeconds(self1)-cpuSeconds(self0), cpuSeconds(kids1)-cpuSeconds(kids0)
+	b.ReportMetric(goCPU/s.WallSeconds, "go_cpu/wall")
+	b.ReportMetric(modelCPU/s.WallSeconds, "model_cpu/wall")
+	b.Logf("N=%d: raw %.0f cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs",
+		n, rawCycles, rawWall, s.Cycles, s.WallSeconds, s.Windows, goCPU, modelCPU)
+}
+
+func cpuSeconds(r syscall.Rusage) float64 {
+	return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
+}
+
+// exactFrames returns n frames of exactly size bytes, each a valid RoCEv2
+// frame (RC SEND_ONLY over IPv4) followed by a 2-byte Ethernet trailer:
+// with its ICRC, or ending before it (the IP and UDP lengths count it, as
+// an ICRC inserter takes them). A RoCEv2 frame alone cannot be 64 or 1500
+// bytes long: its headers, ICRC and padded payload always add up to 2
+// modulo 4. A handful of distinct frames repeat.
+func exactFrames(tb testing.TB, n, size int, withICRC bool, seed uint64) [][]byte {
+	tb.Helper()
+	const distinct, trailer = 64, 2
+	const headers = 14 + 20 + 8 + roce.BTHLen + roce.ICRCLen
+	payload := size - trailer - headers
+	if !withICRC {
+		payload += roce.ICRCLen
+	}
+	require.True(tb, payload >= 0 && payload%4 == 0, "no RoCEv2 frame fits %d bytes", size)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var set [][]byte
+	for range min(n, distinct) {
+		f, err := framegen.Build(rng, framegen.Spec{OpCode: roce.RCSendOnly, Encap: framegen.IPv4, PayloadLen: payload})
+		require.NoError(tb, err)
+		require.NoError(tb, roce.FixICRC(f))
+		if !withICRC {
+			f = f[:len(f)-roce.ICRCLen]
+		}
+		f = append(f, make([]byte, trailer)...)
+		require.Len(tb, f, size)
+		set = append(set, f)
+	}
+	frames := make([][]byte, n)
+	for i := range frames {
+		frames[i] = set[i%len(set)]
+	}
+	return frames
+}

@@ -1,0 +1,765 @@
+package engine_test
+
+// These tests run the real Verilated models (build/models, `make build`)
+// through the whole harness: scenario, sources, links with faults, golden
+// models, scoreboard, counters over CSR, links.pcapng and summary.json.
+// No Go stand-in replaces RTL here.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/framegen"
+	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+// requireModelsEnv makes a missing model binary a failure instead of a
+// skip (make test sets it).
+const requireModelsEnv = "COSIM_REQUIRE_MODELS"
+
+// modelsDir is where `make build` puts the models, seen from this package.
+var modelsDir = filepath.Join("..", "..", "build", "models")
+
+// needModels checks that the binary of every "top_width" model (e.g.
+// "nic_icrc_64") is built and returns the models directory. A missing
+// binary fails the test when COSIM_REQUIRE_MODELS=1 and skips it
+// otherwise, saying to run make build.
+func needModels(tb testing.TB, models ...string) string {
+	tb.Helper()
+	for _, m := range models {
+		i := strings.LastIndexByte(m, '_')
+		require.Positive(tb, i, "model %q is not top_width", m)
+		width, err := strconv.Atoi(m[i+1:])
+		require.NoError(tb, err, "model %q is not top_width", m)
+		top, err := engine.LookupTop(m[:i])
+		require.NoError(tb, err)
+		path := engine.ModelPath(modelsDir, top, width)
+		if _, err := os.Stat(path); err != nil {
+			msg := fmt.Sprintf("model binary %s is missing: run make build", path)
+			if os.Getenv(requireModelsEnv) == "1" {
+				tb.Fatal(msg)
+			}
+			tb.Skip(msg + " (set " + requireModelsEnv + "=1 to fail instead)")
+		}
+	}
+	return modelsDir
+}
+
+// parse reads a scenario from TOML text.
+func parse(tb testing.TB, text string) *scenario.Scenario {
+	tb.Helper()
+	sc, err := scenario.Parse(strings.ReplaceAll(tb.Name(), "/", "_")+".toml", []byte(text))
+	require.NoError(tb, err)
+	return sc
+}
+
+// config is a run of sc with seed into a fresh directory, with the models
+// the scenario names (which must be built).
+func config(tb testing.TB, sc *scenario.Scenario, seed uint64) engine.Config {
+	tb.Helper()
+	var names []string
+	for _, m := range sc.Models {
+		names = append(names, fmt.Sprintf("%s_%d", m.Top, m.DataWidth))
+	}
+	return engine.Config{Scenario: sc, Seed: seed, OutDir: tb.TempDir(), ModelDir: needModels(tb, names...)}
+}
+
+// run runs cfg with a generous bound; the harness must never hang.
+func run(tb testing.TB, cfg engine.Config) (*engine.Summary, error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := engine.Run(ctx, cfg)
+	tb.Logf("%s seed %d: %.2fs", cfg.Scenario.Name, cfg.Seed, time.Since(start).Seconds())
+	if s != nil {
+		tb.Logf("cycles %d windows %d in %d out %d matched %d mismatched %d missing %d unexpected %d drops %v faults %v counters %v",
+			s.Cycles, s.Windows, s.FramesIn, s.FramesOut, s.Matched, s.Mismatched, s.Missing, s.Unexpected, s.Drops, s.Faults, s.Counters)
+	}
+	return s, err
+}
+
+// requirePass checks a completed, passing run: every frame out matched,
+// nothing missing or unexpected, every counter equal to the golden one.
+func requirePass(tb testing.TB, s *engine.Summary, err error) {
+	tb.Helper()
+	require.NoError(tb, err)
+	require.NotNil(tb, s)
+	assert.Zero(tb, s.Mismatched, "mismatched")
+	assert.Zero(tb, s.Missing, "missing")
+	assert.Zero(tb, s.Unexpected, "unexpected")
+	assert.Zero(tb, s.Stuck, "stuck inputs")
+	assert.Zero(tb, s.CounterFails, "counter mismatches")
+	assert.Equal(tb, s.FramesOut, s.Matched, "every frame out matched")
+	assert.Positive(tb, s.Matched)
+	for model, ctrs := range s.Counters {
+		for name, p := range ctrs {
+			assert.Equal(tb, p.Golden, p.DUT, "counter %s.%s", model, name)
+		}
+	}
+	require.True(tb, s.Pass, "run failed: %s", s.Error)
+}
+
+// counter returns a DUT counter after checking that it equals the golden.
+func counter(tb testing.TB, s *engine.Summary, model, name string) uint64 {
+	tb.Helper()
+	p, ok := s.Counters[model][name]
+	require.True(tb, ok, "no counter %s.%s in %v", model, name, s.Counters)
+	require.Equal(tb, p.Golden, p.DUT, "counter %s.%s DUT vs golden", model, name)
+	return p.DUT
+}
+
+// readSummary reads summary.json twice: as a map (the field names of the
+// contract) and as engine.Summary.
+func readSummary(tb testing.TB, dir string) (map[string]any, engine.Summary) {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(tb, err)
+	var m map[string]any
+	require.NoError(tb, json.Unmarshal(b, &m))
+	var s engine.Summary
+	require.NoError(tb, json.Unmarshal(b, &s))
+	return m, s
+}
+
+// designFields are the summary.json fields DESIGN.md promises.
+var designFields = []string{"seed", "cycles", "wall_seconds", "frames_in", "frames_out", "matched",
+	"mismatched", "missing", "unexpected", "drops", "pass"}
+
+// pcapInterfaces lists the names (if_name) of a pcapng file's interfaces,
+// in order, by walking its blocks; pcapio only shows the interfaces that
+// carry packets.
+func pcapInterfaces(tb testing.TB, path string) []string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(tb, err)
+	var bo binary.ByteOrder = binary.LittleEndian
+	var names []string
+	for off := 0; off < len(b); {
+		require.GreaterOrEqual(tb, len(b)-off, 12, "short block at %d", off)
+		typ := bo.Uint32(b[off:])
+		if typ == 0x0A0D0D0A { // section header: its magic gives the byte order
+			if binary.BigEndian.Uint32(b[off+8:]) == 0x1A2B3C4D {
+				bo = binary.BigEndian
+			} else {
+				bo = binary.LittleEndian
+			}
+		}
+		n := int(bo.Uint32(b[off+4:]))
+		require.True(tb, n >= 12 && n%4 == 0 && off+n <= len(b), "bad block length %d at %d", n, off)
+		if typ == 1 { // interface description: link type, reserved, snap length, options
+			name := ""
+			for o := off + 16; o+4 <= off+n-4; {
+				code, l := bo.Uint16(b[o:]), int(bo.Uint16(b[o+2:]))
+				if code == 0 {
+					break
+				}
+				if code == 2 { // if_name
+					name = string(b[o+4 : o+4+l])
+				}
+				o += 4 + (l+3)&^3
+			}
+			names = append(names, name)
+		}
+		off += n
+	}
+	return names
+}
+
+// packets reads links.pcapng back with pcapio and checks that every frame
+// carries its cycle.
+func packets(tb testing.TB, dir string) []pcapio.Packet {
+	tb.Helper()
+	ps, err := pcapio.ReadAll(filepath.Join(dir, "links.pcapng"))
+	require.NoError(tb, err)
+	for _, p := range ps {
+		if !p.HasCycle || !strings.HasPrefix(p.Comment, "cycle=") {
+			require.Failf(tb, "frame without its cycle", "packet %d on %s: comment %q", p.Index, p.InterfaceName, p.Comment)
+		}
+	}
+	return ps
+}
+
+// byInterface groups packets by interface name.
+func byInterface(ps []pcapio.Packet) map[string][]pcapio.Packet {
+	m := map[string][]pcapio.Packet{}
+	for _, p := range ps {
+		m[p.InterfaceName] = append(m[p.InterfaceName], p)
+	}
+	return m
+}
+
+// The built-in default scenario (what `make cosim` runs) passes through
+// the real nic_icrc RTL: every frame matched, the counters equal, the link
+// damaged frames and the check unit flagged exactly the ones golden
+// predicts. summary.json has the fields DESIGN.md promises, and
+// links.pcapng has one interface per source, link and sink and a cycle on
+// every frame.
+func TestDefaultScenarioPasses(t *testing.T) {
+	sc, err := scenario.Default()
+	require.NoError(t, err)
+	seed := uint64(1)
+	if sc.Seed != nil {
+		seed = *sc.Seed
+	}
+	cfg := config(t, sc, seed)
+	s, err := run(t, cfg)
+	requirePass(t, s, err)
+
+	frames := sc.Traffic[0].Frames
+	assert.Equal(t, 2*frames, s.FramesIn, "every frame into icrc.in0 and, over the link, into icrc.in1")
+	assert.Equal(t, 2*frames, s.FramesOut)
+	assert.Positive(t, s.Faults["link_corrupt"], "the link must damage some frames")
+	assert.EqualValues(t, frames, counter(t, s, "icrc", "insert.roce"))
+	assert.EqualValues(t, frames, counter(t, s, "icrc", "check.roce")+counter(t, s, "icrc", "check.other"))
+	bad := counter(t, s, "icrc", "check.bad_icrc")
+	assert.Positive(t, bad, "the check unit must flag damaged frames")
+	assert.LessOrEqual(t, bad, uint64(s.Faults["link_corrupt"]), "only damaged frames are bad")
+
+	m, js := readSummary(t, cfg.OutDir)
+	for _, f := range designFields {
+		assert.Contains(t, m, f, "summary.json field")
+	}
+	assert.Equal(t, *s, js, "summary.json is the returned Summary")
+	assert.Equal(t, true, m["pass"])
+	assert.EqualValues(t, seed, m["seed"])
+
+	path := filepath.Join(cfg.OutDir, "links.pcapng")
+	src, link, sink := "traffic0->icrc.in0", "icrc.out0->icrc.in1", "icrc.out1->sink"
+	assert.ElementsMatch(t, []string{src, link, sink}, pcapInterfaces(t, path), "one interface per source, link and sink")
+	ps := packets(t, cfg.OutDir)
+	got := byInterface(ps)
+	assert.Len(t, got[src], frames)
+	assert.Len(t, got[link], frames)
+	assert.Len(t, got[sink], frames)
+	corrupted := 0
+	for _, p := range got[link] {
+		if strings.Contains(p.Comment, "corrupted on the link") {
+			corrupted++
+		}
+	}
+	assert.Equal(t, s.Faults["link_corrupt"], corrupted, "every damaged frame is marked in the pcapng")
+	// Frames leave the inserter with a valid ICRC (the link damaged some).
+	valid := 0
+	for _, p := range got[link] {
+		var f roce.Frame
+		if f.Decode(p.Data) == nil {
+			if ok, _, _, err := roce.VerifyICRC(f.IPPacket(p.Data)); err == nil && ok {
+				valid++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, valid, frames-corrupted, "the inserter's frames carry valid ICRCs")
+}
+
+// roceTraffic is the TOML of a nic_icrc model at width with random
+// backpressure on both sides, the insert path (in0) and the check path
+// (in1, frames with an ICRC, 1 % damaged) each fed perPort random RoCEv2
+// frames of every opcode, IPv4 and IPv6, 60 to 4200 bytes.
+func roceTraffic(width, perPort int) string {
+	return fmt.Sprintf(`
+name = "icrc-random-%[1]d"
+cycles = 2_000_000_000
+
+[[model]]
+name = "icrc"
+top = "nic_icrc"
+data_width = %[1]d
+src_gap_pct = 10
+sink_stall_pct = 10
+
+[[traffic]]
+kind = "roce"
+to = "icrc.in0"
+frames = %[2]d
+min_size = 60
+max_size = 4200
+
+[[traffic]]
+kind = "roce"
+to = "icrc.in1"
+frames = %[2]d
+min_size = 60
+max_size = 4200
+with_icrc = true
+corrupt_pct = 1
+`, width, perPort)
+}
+
+// bthInfo finds the BTH opcode of a RoCEv2 frame (with or without its
+// ICRC) by its fixed offsets.
+func bthInfo(f []byte) (op byte, v6, vlan, ok bool) {
+	off := 14
+	if len(f) < off {
+		return 0, false, false, false
+	}
+	et := binary.BigEndian.Uint16(f[12:])
+	if et == 0x8100 && len(f) >= 18 {
+		vlan, et, off = true, binary.BigEndian.Uint16(f[16:]), 18
+	}
+	switch {
+	case et == 0x0800 && len(f) >= off+20:
+		off += int(f[off]&0x0F) * 4
+	case et == 0x86DD:
+		v6, off = true, off+40
+	default:
+		return 0, false, false, false
+	}
+	if len(f) < off+8+roce.BTHLen || binary.BigEndian.Uint16(f[off+2:]) != uint16(roce.UDPPort) {
+		return 0, false, false, false
+	}
+	return f[off+8], v6, vlan, true
+}
+
+// beatsOf is how many beats the frames of a port take at width.
+func beatsOf(ps []pcapio.Packet, width int) uint64 {
+	var n uint64
+	for _, p := range ps {
+		n += uint64((len(p.Data)*8 + width - 1) / width)
+	}
+	return n
+}
+
+// 100,000 random RoCEv2 frames per data width through the real ICRC
+// units, half on the insert path and half on the check path, with random
+// backpressure on every input and output: every frame out checked byte for
+// byte and tuser against golden, the counters (bad ICRCs included) equal.
+func TestICRCRandomFrames100k(t *testing.T) {
+	const perPort = 50_000
+	for _, width := range []int{64, 512} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			sc := parse(t, roceTraffic(width, perPort))
+			cfg := config(t, sc, 20261130)
+			start := time.Now()
+			s, err := run(t, cfg)
+			requirePass(t, s, err)
+			t.Logf("%d frames at %d bits: %.1fs, %.2f Mcycles/s", 2*perPort, width, time.Since(start).Seconds(), s.CyclesPerSec/1e6)
+			assert.Equal(t, 2*perPort, s.FramesIn)
+			assert.Equal(t, 2*perPort, s.FramesOut)
+			assert.Equal(t, 2*perPort, s.Matched)
+			assert.EqualValues(t, perPort, counter(t, s, "icrc", "insert.roce"), "every insert-path frame is RoCEv2")
+			assert.Zero(t, counter(t, s, "icrc", "insert.other"))
+			assert.EqualValues(t, perPort, counter(t, s, "icrc", "check.roce")+counter(t, s, "icrc", "check.other"))
+			bad := counter(t, s, "icrc", "check.bad_icrc")
+			assert.Positive(t, bad, "1 % of the check-path frames are damaged")
+			assert.Less(t, bad, uint64(perPort/50), "only the damaged frames are bad")
+
+			// The stimulus is what the test claims: every opcode, IPv4 and
+			// IPv6 with and without VLAN, sizes spread over 60..4200 bytes.
+			got := byInterface(packets(t, cfg.OutDir))
+			in0, in1 := got["traffic0->icrc.in0"], got["traffic1->icrc.in1"]
+			require.Len(t, in0, perPort)
+			require.Len(t, in1, perPort)
+			assert.Len(t, got["icrc.out0->sink"], perPort)
+			assert.Len(t, got["icrc.out1->sink"], perPort)
+			ops := map[byte]bool{}
+			encaps := map[[2]bool]int{}
+			minLen, maxLen := 1<<30, 0
+			for _, p := range append(append([]pcapio.Packet{}, in0...), in1...) {
+				minLen, maxLen = min(minLen, len(p.Data)), max(maxLen, len(p.Data))
+				if op, v6, vlan, ok := bthInfo(p.Data); ok {
+					ops[op] = true
+					encaps[[2]bool{v6, vlan}]++
+				}
+			}
+			for _, op := range framegen.KnownOpCodes() {
+				assert.True(t, ops[byte(op)], "opcode %v never sent", op)
+			}
+			assert.Len(t, encaps, 4, "IPv4 and IPv6, with and without 802.1Q: %v", encaps)
+			assert.LessOrEqual(t, minLen, 64)
+			assert.GreaterOrEqual(t, maxLen, 4000)
+			assert.LessOrEqual(t, maxLen, 4200)
+			// Backpressure was on: the last frame left clearly later than
+			// the busier input port's beats at line rate would allow.
+			busiest := max(beatsOf(in0, width), beatsOf(in1, width))
+			var last uint64
+			for _, p := range append(got["icrc.out0->sink"], got["icrc.out1->sink"]...) {
+				last = max(last, p.Cycle)
+			}
+			t.Logf("last frame out at cycle %d; the busier input port has %d beats (%.3fx)", last, busiest, float64(last)/float64(busiest))
+			assert.Greater(t, float64(last), 1.1*float64(busiest), "last frame out at cycle %d vs %d beats", last, busiest)
+		})
+	}
+}
+
+// linkTOML: nic_icrc at 64 bits, insert path into a link to the check path
+// with faults, random backpressure.
+const linkTOML = `
+name = "icrc-link"
+cycles = 50_000_000
+
+[[model]]
+name = "icrc"
+top = "nic_icrc"
+data_width = 64
+src_gap_pct = 20
+sink_stall_pct = 20
+
+[[link]]
+from = "icrc.out0"
+to = "icrc.in1"
+latency = 100
+loss_pct = 5
+corrupt_pct = 5
+
+[[traffic]]
+kind = "roce"
+to = "icrc.in0"
+frames = 300
+min_size = 60
+max_size = 4200
+`
+
+// zeroWall reads summary.json with its wall-clock fields zeroed.
+func zeroWall(tb testing.TB, dir string) []byte {
+	tb.Helper()
+	m, _ := readSummary(tb, dir)
+	require.Contains(tb, m, "wall_seconds")
+	require.Contains(tb, m, "cycles_per_second")
+	m["wall_seconds"], m["cycles_per_second"] = 0, 0
+	b, err := json.Marshal(m)
+	require.NoError(tb, err)
+	return b
+}
+
+// The same scenario and seed give byte-identical links.pcapng and
+// summary.json (but for the wall-clock fields); another seed gives other
+// frames.
+func TestDeterministic(t *testing.T) {
+	sc := parse(t, linkTOML)
+	var dirs []string
+	for _, seed := range []uint64{7, 7, 8} {
+		cfg := config(t, sc, seed)
+		s, err := run(t, cfg)
+		requirePass(t, s, err)
+		require.Positive(t, s.Drops["link_loss"]+s.Faults["link_corrupt"], "the faults must fire to be tested")
+		dirs = append(dirs, cfg.OutDir)
+	}
+	read := func(dir string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, "links.pcapng"))
+		require.NoError(t, err)
+		return b
+	}
+	a, b, c := read(dirs[0]), read(dirs[1]), read(dirs[2])
+	assert.True(t, bytes.Equal(a, b), "links.pcapng differs between two runs of seed 7 (%d and %d bytes)", len(a), len(b))
+	assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json differs between two runs of seed 7")
+	assert.False(t, bytes.Equal(a, c), "seeds 7 and 8 gave the same links.pcapng")
+	// Not just the seed in the section header: the frames differ.
+	pa, pc := packets(t, dirs[0]), packets(t, dirs[2])
+	same := len(pa) == len(pc)
+	for i := 0; same && i < len(pa); i++ {
+		same = bytes.Equal(pa[i].Data, pc[i].Data)
+	}
+	assert.False(t, same, "seeds 7 and 8 gave the same frames")
+}
+
+// A link that damages every frame and loses some between the real insert
+// and check units: the check unit flags the damaged frames bad (tuser),
+// golden predicts exactly which, so every frame matches and the run
+// passes; the loss shows as drops.
+func TestLinkFaultsArePredicted(t *testing.T) {
+	t.Run("nic_icrc", func(t *testing.T) {
+		sc := parse(t, strings.NewReplacer("loss_pct = 5", "loss_pct = 10", "corrupt_pct = 5", "corrupt_pct = 100").Replace(linkTOML))
+		cfg := config(t, sc, 3)
+		s, err := run(t, cfg)
+		requirePass(t, s, err)
+		lost, corrupted := s.Drops["link_loss"], s.Faults["link_corrupt"]
+		assert.Positive(t, lost)
+		assert.Equal(t, 300-lost, corrupted, "every frame not lost is damaged")
+		assert.Equal(t, 300+300-lost, s.FramesIn)
+		bad := counter(t, s, "icrc", "check.bad_icrc")
+		roce := counter(t, s, "icrc", "check.roce")
+		assert.EqualValues(t, corrupted, roce+counter(t, s, "icrc", "check.other"))
+		// A damaged byte in a field the ICRC masks (TTL, checksums, flow
+		// label, ...) leaves the ICRC good; those are few.
+		assert.Greater(t, bad, uint64(corrupted)*8/10, "bad %d of %d damaged frames", bad, corrupted)
+	})
+	t.Run("axis_fifo", func(t *testing.T) {
+		sc := parse(t, `
+name = "fifo-link"
+cycles = 50_000_000
+[[model]]
+name = "a"
+top = "axis_fifo"
+sink_stall_pct = 30
+[[model]]
+name = "b"
+top = "axis_fifo"
+src_gap_pct = 30
+sink_stall_pct = 50
+[[link]]
+from = "a.out0"
+to = "b.in0"
+latency = 3
+loss_pct = 20
+corrupt_pct = 100
+[[traffic]]
+kind = "roce"
+to = "a.in0"
+frames = 500
+max_size = 1500
+`)
+		cfg := config(t, sc, 5)
+		s, err := run(t, cfg)
+		requirePass(t, s, err)
+		lost := s.Drops["link_loss"]
+		assert.Positive(t, lost)
+		assert.Equal(t, 500-lost, s.Faults["link_corrupt"])
+		assert.Equal(t, 500+500-lost, s.FramesIn)
+		assert.Equal(t, 500+500-lost, s.FramesOut)
+		got := byInterface(packets(t, cfg.OutDir))
+		assert.Len(t, got["a.out0->b.in0"], 500, "lost frames are recorded on the link too")
+		assert.Len(t, got["b.out0->sink"], 500-lost)
+	})
+}
+
+// The check unit fed frames whose bytes were damaged at the source flags
+// those whose ICRC no longer verifies: tuser (matched against golden's
+// bad flag frame by frame) and its bad_icrc counter agree with golden and
+// with an independent count by roce.VerifyICRC over what the DUT took.
+func TestCheckUnitFlagsDamagedFrames(t *testing.T) {
+	for _, width := range []int{64, 512} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			sc := parse(t, fmt.Sprintf(`
+name = "icrc-damaged"
+cycles = 50_000_000
+[[model]]
+name = "icrc"
+top = "nic_icrc"
+data_width = %d
+sink_stall_pct = 25
+[[traffic]]
+kind = "roce"
+to = "icrc.in1"
+frames = 1000
+max_size = 4200
+with_icrc = true
+corrupt_pct = 100
+`, width))
+			cfg := config(t, sc, 11)
+			s, err := run(t, cfg)
+			requirePass(t, s, err)
+			bad := counter(t, s, "icrc", "check.bad_icrc")
+			oracleBad, oracleOther := 0, 0
+			for _, p := range packets(t, cfg.OutDir) {
+				if p.InterfaceName == "traffic0->icrc.in1" {
+					switch isRoCE, bad := icrcOracle(p.Data); {
+					case !isRoCE:
+						oracleOther++
+					case bad:
+						oracleBad++
+					}
+				}
+			}
+			t.Logf("DUT bad %d other %d; oracle bad %d other %d", bad, counter(t, s, "icrc", "check.other"), oracleBad, oracleOther)
+			assert.Greater(t, bad, uint64(800), "most damaged frames are bad")
+			assert.EqualValues(t, oracleBad, bad, "bad ICRCs by roce.VerifyICRC")
+			assert.EqualValues(t, oracleOther, counter(t, s, "icrc", "check.other"), "frames no longer RoCEv2")
+		})
+	}
+}
+
+// icrcOracle classifies a frame as the check unit's documented rule does
+// (golden/nic, rtl/common/crc32_roce.sv): RoCEv2 when it carries IPv4 or
+// IPv6 (after at most one 802.1Q tag) with UDP to port 4791 and an IP
+// length with room for UDP, BTH and ICRC; such a frame is bad when it ends
+// before the ICRC the IP length locates or when roce.VerifyICRC rejects
+// that ICRC.
+func icrcOracle(f []byte) (isRoCE, bad bool) {
+	off := 14
+	if len(f) < off {
+		return false, false
+	}
+	et := binary.BigEndian.Uint16(f[12:])
+	if et == 0x8100 {
+		if len(f) < 18 {
+			return false, false
+		}
+		et, off = binary.BigEndian.Uint16(f[16:]), 18
+	}
+	var udp, ipLen int
+	switch {
+	case et == 0x0800 && len(f) >= off+20 && f[off]>>4 == 4 && f[off]&0x0F >= 5 && f[off+9] == 17:
+		udp, ipLen = off+int(f[off]&0x0F)*4, int(binary.BigEndian.Uint16(f[off+2:]))
+	case et == 0x86DD && len(f) >= off+40 && f[off]>>4 == 6 && f[off+6] == 17:
+		udp, ipLen = off+40, 40+int(binary.BigEndian.Uint16(f[off+4:]))
+	default:
+		return false, false
+	}
+	if len(f) < udp+4 || binary.BigEndian.Uint16(f[udp+2:]) != uint16(roce.UDPPort) || off+ipLen < udp+8+roce.BTHLen+roce.ICRCLen {
+		return false, false
+	}
+	if len(f) < off+ipLen {
+		return true, true
+	}
+	ok, _, _, err := roce.VerifyICRC(f[off : off+ipLen])
+	return true, err != nil || !ok
+}
+
+// A scenario whose traffic needs more than its cycles limit stops there
+// with a clear error, fails, and still leaves summary.json (with the seed
+// and the error) and the partial links.pcapng.
+func TestCycleLimit(t *testing.T) {
+	sc := parse(t, `
+name = "too-short"
+cycles = 3000
+[[model]]
+name = "fifo"
+top = "axis_fifo"
+[[traffic]]
+kind = "roce"
+to = "fifo.in0"
+frames = 200
+min_size = 1000
+max_size = 1500
+`)
+	cfg := config(t, sc, 4242)
+	s, err := run(t, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "limit of 3000 cycles")
+	require.NotNil(t, s)
+	assert.False(t, s.Pass)
+	assert.EqualValues(t, 3000, s.Cycles)
+	assert.Equal(t, err.Error(), s.Error)
+	m, _ := readSummary(t, cfg.OutDir)
+	assert.EqualValues(t, 4242, m["seed"])
+	assert.Equal(t, false, m["pass"])
+	assert.Contains(t, m["error"], "limit of 3000 cycles")
+	ps := packets(t, cfg.OutDir)
+	got := byInterface(ps)
+	assert.NotEmpty(t, got["fifo.out0->sink"], "frames out before the limit are saved")
+	assert.Less(t, len(got["traffic0->fifo.in0"]), 200, "the partial capture stops at the limit")
+}
+
+// longTOML keeps a real model busy for many seconds; model names the
+// instance, so that its process can be told apart.
+func longTOML(model string) string {
+	return strings.Replace(strings.Replace(linkTOML, `name = "icrc"`, fmt.Sprintf("name = %q", model), 1),
+		"icrc.", model+".", -1)
+}
+
+// childModel finds the process of the model instance name among our
+// children: the model was started with --socket .../<name>.sock.
+func childModel(name string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmd, []byte("/"+name+".sock")) {
+			return pid
+		}
+	}
+	return 0
+}
+
+func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+// faultMidRun runs a long scenario on a real model, waits until it is
+// well into the run, sends the model's process sig and checks that the
+// run ends within 2 seconds with an error naming the model, that the
+// process is gone, and that summary.json and a partial links.pcapng are
+// saved.
+func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.Timeouts) error {
+	sc := parse(t, longTOML(name))
+	sc.Traffic[0].Frames = 20000
+	cfg := config(t, sc, 99)
+	cfg.Timeouts = timeouts
+	type result struct {
+		s   *engine.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		s, err := engine.Run(ctx, cfg)
+		done <- result{s, err}
+	}()
+	var pid int
+	for deadline := time.Now().Add(30 * time.Second); pid == 0; {
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended before the fault: %v", r.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "no model process %q found", name)
+		pid = childModel(name)
+	}
+	time.Sleep(300 * time.Millisecond) // into the run
+	require.NoError(t, syscall.Kill(pid, sig))
+	faulted := time.Now()
+	if sig == syscall.SIGSTOP {
+		defer syscall.Kill(pid, syscall.SIGKILL) // never leave it behind
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the harness hangs after the fault")
+	}
+	took := time.Since(faulted)
+	t.Logf("ended %v after the fault: %v", took, r.err)
+	assert.Less(t, took, 2*time.Second, "the fault must end the run within 2 s")
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), fmt.Sprintf("model %q", name))
+	var me *cosim.ModelError
+	assert.ErrorAs(t, r.err, &me)
+	assert.Eventually(t, func() bool { return gone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
+
+	require.NotNil(t, r.s)
+	assert.False(t, r.s.Pass)
+	assert.Positive(t, r.s.Cycles, "the fault came mid-run")
+	m, _ := readSummary(t, cfg.OutDir)
+	assert.EqualValues(t, 99, m["seed"])
+	assert.Equal(t, false, m["pass"])
+	assert.Equal(t, r.err.Error(), m["error"])
+	assert.NotEmpty(t, packets(t, cfg.OutDir), "the partial links.pcapng is saved")
+	return r.err
+}
+
+// A real model killed with SIGKILL mid-run.
+func TestModelKilledMidRun(t *testing.T) {
+	err := faultMidRun(t, "victim_kill", syscall.SIGKILL, cosim.Timeouts{})
+	var xe *cosim.ExitError
+	assert.ErrorAs(t, err, &xe)
+	assert.Contains(t, err.Error(), "signal: killed")
+}
+
+// A real model stopped with SIGSTOP mid-run: the step timeout (1 s here)
+// catches it and the process is killed.
+func TestModelStoppedMidRun(t *testing.T) {
+	err := faultMidRun(t, "victim_stop", syscall.SIGSTOP, cosim.Timeouts{Step: time.Second})
+	assert.ErrorIs(t, err, cosim.ErrTimeout)
+	assert.Contains(t, err.Error(), "no answer within 1s")
+	assert.Contains(t, err.Error(), "state T (stopped)")
+}
