@@ -15,7 +15,7 @@ import (
 const usage = `usage: cosim <command> [arguments]
 
 commands:
-  run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR]
+  run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]
                                     co-simulate a scenario (the built-in default when none is given)
                                     with every frame checked against the golden models
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it

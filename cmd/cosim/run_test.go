@@ -22,7 +22,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
@@ -222,7 +221,7 @@ func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.
 // renamed victim (which names its socket, by which its process is found),
 // sends the model's process sig well into the run and returns the outcome
 // and how long the run took to end after the signal.
-func signalMidRun(t *testing.T, victim string, sig syscall.Signal) (code int, stderr string, took time.Duration) {
+func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...string) (code int, stderr string, took time.Duration) {
 	models := needModels(t, "nic_icrc_64")
 	text, err := os.ReadFile("testdata/run_long.toml")
 	require.NoError(t, err)
@@ -237,7 +236,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal) (code int, st
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	go func() {
-		code, _, stderr, _ := cli(ctx, "run", scen, "--seed", "5", "--out", out, "--models", models)
+		code, _, stderr, _ := cli(ctx, append([]string{"run", scen, "--seed", "5", "--out", out, "--models", models}, extra...)...)
 		done <- result{code, stderr}
 	}()
 	var pid int
@@ -283,15 +282,14 @@ func TestRunModelKilled(t *testing.T) {
 	assert.Contains(t, stderr, "signal: killed")
 }
 
-// The real model stopped mid-run: `cosim run` has no flag for the step
-// timeout, so the default one (10 s) ends the run, with exit 1 and the
-// process's state in the message; the harness does not hang.
+// The real model stopped mid-run: --step-timeout 1s ends the run within
+// 2 s, with exit 1 and the process's state in the message.
 func TestRunModelStopped(t *testing.T) {
 	t.Parallel()
-	code, stderr, took := signalMidRun(t, "cli_stopped", syscall.SIGSTOP)
+	code, stderr, took := signalMidRun(t, "cli_stopped", syscall.SIGSTOP, "--step-timeout", "1s")
 	assert.Equal(t, 1, code)
-	assert.Less(t, took, cosimproto.DefaultStepTimeout+2*time.Second)
-	assert.Contains(t, stderr, "no answer within 10s")
+	assert.Less(t, took, 2*time.Second)
+	assert.Contains(t, stderr, "no answer within 1s")
 	assert.Contains(t, stderr, "state T (stopped)")
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/scenario"
 )
@@ -19,8 +20,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "out/run", "directory for summary.json, links.pcapng, mismatch files and traces")
 	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -52,7 +54,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		s = *seed
 	}
 	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
-	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout}
+	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout,
+		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}}
 	if isTerminal(stderr) {
 		cfg.Progress = stderr
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -110,7 +111,18 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	s, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	// Files a scenario names are relative to the scenario, not to where
+	// the command runs.
+	for i := range s.Traffic {
+		if f := s.Traffic[i].File; f != "" && !filepath.IsAbs(f) {
+			s.Traffic[i].File = filepath.Join(filepath.Dir(path), f)
+		}
+	}
+	return s, nil
 }
 
 // Parse decodes and checks a scenario; file names it in errors.

@@ -93,7 +93,7 @@ func TestLoadFull(t *testing.T) {
 		Links: []scenario.Link{{From: "nic.out0", To: "sw-1.in3", Latency: 12, LossPct: 0.5, CorruptPct: 2.5}},
 		Traffic: []scenario.Traffic{
 			{Kind: "roce", To: "nic.in0", Frames: 100, MinSize: 64, MaxSize: 9216, GapCycles: 3},
-			{Kind: "pcap", To: "nic.in1", File: "replay.pcap", MinSize: 60, MaxSize: 1500},
+			{Kind: "pcap", To: "nic.in1", File: filepath.Join("testdata", "replay.pcap"), MinSize: 60, MaxSize: 1500},
 		},
 		File: path,
 	}
