@@ -86,15 +86,22 @@ func summaryOf(tb testing.TB, dir string) map[string]any {
 	return m
 }
 
-// capture reads DIR/links.pcapng back; every frame carries its cycle.
+// capture reads the per-link pcapng files in DIR back; every frame carries
+// its cycle.
 func capture(tb testing.TB, dir string) []pcapio.Packet {
 	tb.Helper()
-	ps, err := pcapio.ReadAll(filepath.Join(dir, "links.pcapng"))
+	files, err := filepath.Glob(filepath.Join(dir, "*--*.pcapng"))
 	require.NoError(tb, err)
-	for _, p := range ps {
-		require.True(tb, p.HasCycle, "packet %d without its cycle", p.Index)
+	var all []pcapio.Packet
+	for _, f := range files {
+		ps, err := pcapio.ReadAll(f)
+		require.NoError(tb, err)
+		for _, p := range ps {
+			require.True(tb, p.HasCycle, "packet %d without its cycle", p.Index)
+		}
+		all = append(all, ps...)
 	}
-	return ps
+	return all
 }
 
 // The built-in default scenario passes through the real RTL: exit 0,
@@ -137,7 +144,7 @@ func TestRunScenarioFileAndSeed(t *testing.T) {
 }
 
 // Traffic beyond the scenario's cycles limit: exit 1, the limit named, a
-// rerun line with the seed, and summary.json and links.pcapng saved.
+// rerun line with the seed, and summary.json and link pcapng files saved.
 func TestRunCycleLimit(t *testing.T) {
 	models := needModels(t, "axis_fifo_64")
 	out := t.TempDir()
@@ -268,7 +275,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 	assert.Equal(t, false, s["pass"])
 	assert.EqualValues(t, 5, s["seed"])
 	assert.Contains(t, s["error"], fmt.Sprintf("model %q", victim))
-	assert.NotEmpty(t, capture(t, out), "the partial links.pcapng is saved")
+	assert.NotEmpty(t, capture(t, out), "the partial link pcapng files is saved")
 	return r.code, r.stderr, took
 }
 
@@ -297,7 +304,7 @@ func TestRunModelStopped(t *testing.T) {
 // directory: garbage instead of HELLO or DONE, a wrong protocol version,
 // a message cut short. Each ends the run within 2 s of the fault with exit
 // 1, an error naming the model and the fault, and summary.json and
-// links.pcapng saved.
+// link pcapng files saved.
 func TestRunBrokenPeer(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {

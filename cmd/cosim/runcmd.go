@@ -17,7 +17,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed of every random choice (default: the scenario's, else 1)")
-	out := fs.String("out", "out/run", "directory for summary.json, links.pcapng, mismatch files and traces")
+	out := fs.String("out", "out/run", "directory for summary.json, a pcapng per link, mismatch files and traces")
 	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")

@@ -15,15 +15,14 @@ import (
 // takes about the longer of model time and Go time instead of their sum.
 // Order is fixed by the job queue, so results stay deterministic.
 type checker struct {
-	jobs chan []job
-	done chan struct{}
-	sb   *scoreboard.Scoreboard
-	pcap *pcapio.LinkWriter
-	err  error // first pcap write error; read after close or sync
+	jobs  chan []job
+	done  chan struct{}
+	sb    *scoreboard.Scoreboard
+	pcaps []*pcapio.LinkWriter
+	err   error // first pcap write error; read after close or sync
 
 	mu     sync.Mutex
 	counts scoreboard.Counts // a snapshot for progress lines
-	idle   bool              // no expectation outstanding, as of the last job
 }
 
 // job is one thing to check, in the order the run produced them.
@@ -35,7 +34,7 @@ type job struct {
 	cycle uint64
 	data  []byte
 	bad   bool
-	pcap  int    // interface for jobRecord
+	pcap  int    // jobRecord: which of the run's pcapng files
 	note  string // pcapng comment for jobRecord
 	sync  chan bool
 }
@@ -45,12 +44,12 @@ type jobKind uint8
 const (
 	jobAccept  jobKind = iota // feed the golden model; expect its outputs
 	jobObserve                // check a DUT output on the scoreboard
-	jobRecord                 // write a frame to links.pcapng
+	jobRecord                 // write a frame to its link's pcapng
 	jobSync                   // answer whether nothing is outstanding
 )
 
-func newChecker(sb *scoreboard.Scoreboard, pcap *pcapio.LinkWriter) *checker {
-	c := &checker{jobs: make(chan []job, 4), done: make(chan struct{}), sb: sb, pcap: pcap, idle: true}
+func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
+	c := &checker{jobs: make(chan []job, 4), done: make(chan struct{}), sb: sb, pcaps: pcaps}
 	go c.loop()
 	return c
 }
@@ -80,9 +79,9 @@ func (c *checker) do(j *job) {
 	case jobRecord:
 		if c.err == nil {
 			if j.note != "" {
-				c.err = c.pcap.WriteFrameOn(j.pcap, j.cycle, j.data, j.note)
+				c.err = c.pcaps[j.pcap].WriteFrameOn(0, j.cycle, j.data, j.note)
 			} else {
-				c.err = c.pcap.WriteFrameOn(j.pcap, j.cycle, j.data)
+				c.err = c.pcaps[j.pcap].WriteFrame(j.cycle, j.data)
 			}
 		}
 	case jobSync:

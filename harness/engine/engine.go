@@ -2,7 +2,8 @@
 // in parallel in windows no longer than the smallest link latency, moves
 // stamped frames between sources, links and models, feeds every frame a DUT
 // accepted to its golden model, and checks every frame a DUT emitted on the
-// scoreboard. It writes a pcapng of every link and summary.json.
+// scoreboard. It writes a pcapng per link (sources and unlinked outputs
+// count as links) and summary.json.
 package engine
 
 import (
@@ -28,7 +29,7 @@ import (
 type Config struct {
 	Scenario *scenario.Scenario
 	Seed     uint64
-	OutDir   string    // summary.json, links.pcapng, mismatch files, traces
+	OutDir   string    // summary.json, a pcapng per link, mismatch files, traces
 	ModelDir string    // where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>
 	Trace    bool      // FST trace of every model into OutDir
 	Report   io.Writer // mismatch reports and the summary
@@ -121,8 +122,8 @@ type run struct {
 	links   []*link
 	sources []*source
 	sb      *scoreboard.Scoreboard
-	check   *checker // owns sb, the golden models and pcap while the loop runs
-	pcap    *pcapio.LinkWriter
+	check   *checker             // owns sb, the golden models and pcaps while the loop runs
+	pcaps   []*pcapio.LinkWriter // one per source, link and unlinked output
 	srcPcap map[*source]int
 	cycle   uint64
 	windows int
@@ -206,13 +207,17 @@ func (r *run) checkPort(p portRef, in bool) error {
 	return nil
 }
 
+// PcapName is the file a link's frames go to: "icrc.out0->icrc.in1" is
+// written to icrc.out0--icrc.in1.pcapng.
+func PcapName(link string) string { return strings.ReplaceAll(link, "->", "--") + ".pcapng" }
+
 // ModelPath is where sim/build.mk puts the binary of a top at a data width.
 func ModelPath(dir string, top Top, width int) string {
 	return filepath.Join(dir, fmt.Sprintf("%s_%d", top.Name, width), "V"+top.Module)
 }
 
-// start launches and handshakes every model, in parallel, and opens the
-// run's pcapng with one interface per link, source and unlinked output.
+// start launches and handshakes every model, in parallel, and opens one
+// pcapng per link, source and unlinked output.
 func (r *run) start(ctx context.Context) error {
 	var names []string
 	for _, s := range r.sources {
@@ -228,21 +233,19 @@ func (r *run) start(ctx context.Context) error {
 			}
 		}
 	}
-	var err error
-	r.pcap, err = pcapio.CreateLinkFile(filepath.Join(r.cfg.OutDir, "links.pcapng"), names[0], pcapio.LinkWriterOptions{
-		ClockPeriodPS:  uint64(1e6/r.sc.ClockMHz + 0.5),
-		SectionComment: fmt.Sprintf("scenario=%s seed=%d", r.sc.Name, r.cfg.Seed),
-	})
-	if err != nil {
-		return err
-	}
-	r.check = newChecker(r.sb, r.pcap)
-	ifaces := make([]int, len(names)) // interface 0 is names[0]
-	for i, nm := range names[1:] {
-		if ifaces[i+1], err = r.pcap.AddLink(nm); err != nil {
+	ifaces := make([]int, len(names))
+	for i, nm := range names {
+		w, err := pcapio.CreateLinkFile(filepath.Join(r.cfg.OutDir, PcapName(nm)), nm, pcapio.LinkWriterOptions{
+			ClockPeriodPS:  uint64(1e6/r.sc.ClockMHz + 0.5),
+			SectionComment: fmt.Sprintf("scenario=%s seed=%d link=%s", r.sc.Name, r.cfg.Seed, nm),
+		})
+		if err != nil {
 			return err
 		}
+		ifaces[i] = len(r.pcaps)
+		r.pcaps = append(r.pcaps, w)
 	}
+	r.check = newChecker(r.sb, r.pcaps)
 	k := 0
 	for _, s := range r.sources {
 		r.srcPcap[s] = ifaces[k]
@@ -599,8 +602,8 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 // runs too, so a failure can be studied.
 func (r *run) finish(s *Summary) error {
 	var errs []error
-	if r.pcap != nil {
-		errs = append(errs, r.pcap.Close())
+	for _, w := range r.pcaps {
+		errs = append(errs, w.Close())
 	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

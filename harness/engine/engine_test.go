@@ -2,7 +2,7 @@ package engine_test
 
 // These tests run the real Verilated models (build/models, `make build`)
 // through the whole harness: scenario, sources, links with faults, golden
-// models, scoreboard, counters over CSR, links.pcapng and summary.json.
+// models, scoreboard, counters over CSR, link pcapng files and summary.json.
 // No Go stand-in replaces RTL here.
 
 import (
@@ -184,18 +184,37 @@ func pcapInterfaces(tb testing.TB, path string) []string {
 	return names
 }
 
-// packets reads links.pcapng back with pcapio and checks that every frame
-// carries its cycle.
-func packets(tb testing.TB, dir string) []pcapio.Packet {
+// linkFiles returns the run's per-link pcapng files, in name order.
+func linkFiles(tb testing.TB, dir string) []string {
 	tb.Helper()
-	ps, err := pcapio.ReadAll(filepath.Join(dir, "links.pcapng"))
+	all, err := filepath.Glob(filepath.Join(dir, "*.pcapng"))
 	require.NoError(tb, err)
-	for _, p := range ps {
-		if !p.HasCycle || !strings.HasPrefix(p.Comment, "cycle=") {
-			require.Failf(tb, "frame without its cycle", "packet %d on %s: comment %q", p.Index, p.InterfaceName, p.Comment)
+	var out []string
+	for _, f := range all {
+		if !strings.HasPrefix(filepath.Base(f), "mismatch-") {
+			out = append(out, f)
 		}
 	}
-	return ps
+	require.NotEmpty(tb, out, "no link pcapng in %s", dir)
+	return out
+}
+
+// packets reads every link's pcapng back with pcapio and checks that every
+// frame carries its cycle.
+func packets(tb testing.TB, dir string) []pcapio.Packet {
+	tb.Helper()
+	var all []pcapio.Packet
+	for _, f := range linkFiles(tb, dir) {
+		ps, err := pcapio.ReadAll(f)
+		require.NoError(tb, err)
+		for _, p := range ps {
+			if !p.HasCycle || !strings.HasPrefix(p.Comment, "cycle=") {
+				require.Failf(tb, "frame without its cycle", "packet %d on %s: comment %q", p.Index, p.InterfaceName, p.Comment)
+			}
+		}
+		all = append(all, ps...)
+	}
+	return all
 }
 
 // byInterface groups packets by interface name.
@@ -211,7 +230,7 @@ func byInterface(ps []pcapio.Packet) map[string][]pcapio.Packet {
 // the real nic_icrc RTL: every frame matched, the counters equal, the link
 // damaged frames and the check unit flagged exactly the ones golden
 // predicts. summary.json has the fields DESIGN.md promises, and
-// links.pcapng has one interface per source, link and sink and a cycle on
+// link pcapng files has one interface per source, link and sink and a cycle on
 // every frame.
 func TestDefaultScenarioPasses(t *testing.T) {
 	sc, err := scenario.Default()
@@ -242,9 +261,15 @@ func TestDefaultScenarioPasses(t *testing.T) {
 	assert.Equal(t, true, m["pass"])
 	assert.EqualValues(t, seed, m["seed"])
 
-	path := filepath.Join(cfg.OutDir, "links.pcapng")
 	src, link, sink := "traffic0->icrc.in0", "icrc.out0->icrc.in1", "icrc.out1->sink"
-	assert.ElementsMatch(t, []string{src, link, sink}, pcapInterfaces(t, path), "one interface per source, link and sink")
+	var ifaces []string
+	for _, f := range linkFiles(t, cfg.OutDir) {
+		names := pcapInterfaces(t, f)
+		require.Len(t, names, 1, "one link per file: %s", f)
+		assert.Equal(t, engine.PcapName(names[0]), filepath.Base(f))
+		ifaces = append(ifaces, names...)
+	}
+	assert.ElementsMatch(t, []string{src, link, sink}, ifaces, "one pcapng per source, link and sink")
 	ps := packets(t, cfg.OutDir)
 	got := byInterface(ps)
 	assert.Len(t, got[src], frames)
@@ -440,7 +465,7 @@ func zeroWall(tb testing.TB, dir string) []byte {
 	return b
 }
 
-// The same scenario and seed give byte-identical links.pcapng and
+// The same scenario and seed give byte-identical link pcapng files and
 // summary.json (but for the wall-clock fields); another seed gives other
 // frames.
 func TestDeterministic(t *testing.T) {
@@ -454,14 +479,18 @@ func TestDeterministic(t *testing.T) {
 		dirs = append(dirs, cfg.OutDir)
 	}
 	read := func(dir string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, "links.pcapng"))
-		require.NoError(t, err)
-		return b
+		var all []byte
+		for _, f := range linkFiles(t, dir) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			all = append(all, b...)
+		}
+		return all
 	}
 	a, b, c := read(dirs[0]), read(dirs[1]), read(dirs[2])
-	assert.True(t, bytes.Equal(a, b), "links.pcapng differs between two runs of seed 7 (%d and %d bytes)", len(a), len(b))
+	assert.True(t, bytes.Equal(a, b), "link pcapng files differs between two runs of seed 7 (%d and %d bytes)", len(a), len(b))
 	assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json differs between two runs of seed 7")
-	assert.False(t, bytes.Equal(a, c), "seeds 7 and 8 gave the same links.pcapng")
+	assert.False(t, bytes.Equal(a, c), "seeds 7 and 8 gave the same link pcapng files")
 	// Not just the seed in the section header: the frames differ.
 	pa, pc := packets(t, dirs[0]), packets(t, dirs[2])
 	same := len(pa) == len(pc)
@@ -616,7 +645,7 @@ func icrcOracle(f []byte) (isRoCE, bad bool) {
 
 // A scenario whose traffic needs more than its cycles limit stops there
 // with a clear error, fails, and still leaves summary.json (with the seed
-// and the error) and the partial links.pcapng.
+// and the error) and the partial link pcapng files.
 func TestCycleLimit(t *testing.T) {
 	sc := parse(t, `
 name = "too-short"
@@ -687,7 +716,7 @@ func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) 
 // faultMidRun runs a long scenario on a real model, waits until it is
 // well into the run, sends the model's process sig and checks that the
 // run ends within 2 seconds with an error naming the model, that the
-// process is gone, and that summary.json and a partial links.pcapng are
+// process is gone, and that summary.json and a partial link pcapng files are
 // saved.
 func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.Timeouts) error {
 	sc := parse(t, longTOML(name))
@@ -743,7 +772,7 @@ func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.T
 	assert.EqualValues(t, 99, m["seed"])
 	assert.Equal(t, false, m["pass"])
 	assert.Equal(t, r.err.Error(), m["error"])
-	assert.NotEmpty(t, packets(t, cfg.OutDir), "the partial links.pcapng is saved")
+	assert.NotEmpty(t, packets(t, cfg.OutDir), "the partial link pcapng files is saved")
 	return r.err
 }
 
