@@ -56,10 +56,19 @@ type Summary struct {
 	Drops        map[string]int                    `json:"drops"`
 	Faults       map[string]int                    `json:"faults"`
 	Counters     map[string]map[string]CounterPair `json:"counters"`
-	CounterFails int                               `json:"counter_mismatches"`
-	Stuck        int                               `json:"stuck_inputs"`
-	Error        string                            `json:"error,omitempty"`
-	Pass         bool                              `json:"pass"`
+	// Stalls counts backpressure per model: cycles a source had a beat
+	// the DUT did not take, and cycles a sink held tready low on a beat.
+	Stalls       map[string]Stalls `json:"backpressure_cycles"`
+	CounterFails int               `json:"counter_mismatches"`
+	Stuck        int               `json:"stuck_inputs"`
+	Error        string            `json:"error,omitempty"`
+	Pass         bool              `json:"pass"`
+}
+
+// Stalls is one model's backpressure, in cycles.
+type Stalls struct {
+	Source uint64 `json:"source"`
+	Sink   uint64 `json:"sink"`
 }
 
 // CounterPair is one DUT counter beside its golden value.
@@ -81,6 +90,7 @@ type node struct {
 	err    error
 	busy   bool
 	queued uint32
+	stalls Stalls      // as of the last reply (the model counts cumulatively)
 	sinks  map[int]int // output port -> pcap interface, for unlinked outputs
 	links  map[int]*link
 }
@@ -471,6 +481,7 @@ func (r *run) step(ctx context.Context, end uint64) error {
 func (r *run) route(n *node, batch []job) ([]job, error) {
 	rep := &n.reply
 	n.busy, n.queued = rep.Done.Busy, rep.Done.FramesQueued
+	n.stalls = Stalls{Source: rep.Done.SrcStalls, Sink: rep.Done.SinkStalls}
 	for _, a := range rep.Accepts {
 		q := n.sent[a.Port]
 		if len(q) == 0 || q[0].Seq != a.Seq {
@@ -570,6 +581,10 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		Windows: r.windows, FramesIn: r.in, FramesOut: c.Observed, Matched: c.Matched,
 		Mismatched: c.Mismatched, Missing: c.Missing, Unexpected: c.Unexpected,
 		Drops: r.drops, Faults: r.faults, Counters: r.ctrs, Stuck: r.stuck,
+		Stalls: map[string]Stalls{},
+	}
+	for _, n := range r.nodes {
+		s.Stalls[n.name] = n.stalls
 	}
 	if wall > 0 {
 		s.CyclesPerSec = float64(r.cycle) / wall.Seconds()
