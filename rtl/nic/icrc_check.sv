@@ -88,6 +88,7 @@ module icrc_check #(
 );
 
 localparam int OW = 17;
+localparam int LW = $clog2(KEEP_WIDTH);   // lane index width
 
 initial begin
     if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
@@ -139,6 +140,7 @@ logic                  end_here;        // the beat holds the last kept byte
 logic [KEEP_WIDTH-1:0] keep_lim;        // lanes below out_end
 logic                  complete;        // all ICRC bytes are in by this beat
 logic [31:0]           icrc_in;         // ICRC bytes with this beat's
+logic [OW-1:0]         icrc_off;        // frame offset of one ICRC byte
 logic                  icrc_ok;
 logic                  frame_bad;       // tuser[0] of the last output beat
 
@@ -197,14 +199,19 @@ always_comb begin
     end_here = roce && (out_end <= beat_offset + OW'(KEEP_WIDTH));
     complete = ip_end <= beat_offset + beat_bytes;
 
-    keep_lim = '0;
-    icrc_in  = icrc_q;
-    for (int i = 0; i < KEEP_WIDTH; i++) begin
-        keep_lim[i] = out_end > beat_offset && OW'(i) < out_end - beat_offset;
-        for (int j = 0; j < 4; j++) begin
-            if (out_end + OW'(j) >= beat_offset && out_end + OW'(j) - beat_offset == OW'(i)) begin
-                icrc_in[j*8 +: 8] = s_axis_tdata[i*8 +: 8];
-            end
+    // lanes below out_end, and the ICRC bytes that lie in the beat
+    if (out_end <= beat_offset) begin
+        keep_lim = '0;
+    end else if (out_end - beat_offset >= OW'(KEEP_WIDTH)) begin
+        keep_lim = '1;
+    end else begin
+        keep_lim = ~({KEEP_WIDTH{1'b1}} << LW'(out_end - beat_offset));
+    end
+    icrc_in = icrc_q;
+    for (int j = 0; j < 4; j++) begin
+        icrc_off = out_end + OW'(j);
+        if (icrc_off >= beat_offset && icrc_off - beat_offset < OW'(KEEP_WIDTH)) begin
+            icrc_in[j*8 +: 8] = s_axis_tdata[{LW'(icrc_off - beat_offset), 3'b000} +: 8];
         end
     end
     icrc_ok   = complete && icrc == icrc_in;

@@ -194,15 +194,12 @@ always_comb begin
         o_user        = spill_user_q;
         spill_valid_d = !o_ready;
     end else if (s_axis_tlast && roce) begin
-        // ICRC byte j goes to lane beat_bytes + j while that is a lane
-        for (int i = 0; i < KEEP_WIDTH; i++) begin
-            for (int j = 0; j < 4; j++) begin
-                if (beat_bytes + OW'(j) == OW'(i)) begin
-                    o_data[i*8 +: 8] = icrc[j*8 +: 8];
-                    o_keep[i]        = 1'b1;
-                end
-            end
-        end
+        // ICRC byte j goes to lane beat_bytes + j while that is a lane (a
+        // right shift from above the beat: cheaper to simulate than a wide
+        // left shift)
+        o_data = (s_axis_tdata & ~DATA_WIDTH'({32'hFFFF_FFFF, {DATA_WIDTH{1'b0}}} >> {fit, 3'b000}))
+               | DATA_WIDTH'({icrc, {DATA_WIDTH{1'b0}}} >> {fit, 3'b000});
+        o_keep = s_axis_tkeep | (KEEP_WIDTH'(4'hF) << beat_bytes);
         if (fit < OW'(4)) begin
             o_last = 1'b0;
             if (s_fire) begin
