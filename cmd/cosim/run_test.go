@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,47 +21,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
-
-// requireModelsEnv makes a missing model binary (or python3 for the
-// stand-in) a failure instead of a skip (make test sets it).
-const requireModelsEnv = "COSIM_REQUIRE_MODELS"
 
 // realModels is where `make build` puts the models, seen from this package.
 var realModels = filepath.Join("..", "..", "build", "models")
 
-// missing fails the test when COSIM_REQUIRE_MODELS=1 and skips it
-// otherwise.
-func missing(tb testing.TB, msg string) {
-	tb.Helper()
-	if os.Getenv(requireModelsEnv) == "1" {
-		tb.Fatal(msg)
-	}
-	tb.Skip(msg + " (set " + requireModelsEnv + "=1 to fail instead)")
-}
-
-// needModels checks that the binaries of the named "top_width" models
-// ("nic_icrc_64") are built, saying to run make build when one is not.
 func needModels(tb testing.TB, models ...string) string {
 	tb.Helper()
-	for _, m := range models {
-		i := strings.LastIndexByte(m, '_')
-		width, err := strconv.Atoi(m[i+1:])
-		require.NoError(tb, err, "model %q is not top_width", m)
-		top, err := engine.LookupTop(m[:i])
-		require.NoError(tb, err)
-		if path := engine.ModelPath(realModels, top, width); !fileExists(path) {
-			missing(tb, fmt.Sprintf("model binary %s is missing: run make build", path))
-		}
-	}
-	return realModels
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return modeltest.Need(tb, realModels, models...)
 }
 
 // cli runs the command as main does and returns the exit status, what it
@@ -196,34 +164,6 @@ func TestRunMissingModel(t *testing.T) {
 	assert.Contains(t, stderr, "make build")
 }
 
-// childModel finds the process of the model instance name among our
-// children: models are started with --socket .../<name>.sock.
-func childModel(name string) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if bytes.Contains(cmd, []byte("/"+name+".sock")) {
-			return pid
-		}
-	}
-	return 0
-}
-
-func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
-
 // signalMidRun runs testdata/run_long.toml on the real model, its model
 // renamed victim (which names its socket, by which its process is found),
 // sends the model's process sig well into the run and returns the outcome
@@ -254,7 +194,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 		case <-time.After(10 * time.Millisecond):
 		}
 		require.True(t, time.Now().Before(deadline), "no model process found")
-		pid = childModel(victim)
+		pid = modeltest.Child(victim)
 	}
 	time.Sleep(300 * time.Millisecond) // into the run
 	require.NoError(t, syscall.Kill(pid, sig))
@@ -268,7 +208,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 	}
 	took = time.Since(faulted)
 	t.Logf("ended %v after the signal:\n%s", took, r.stderr)
-	assert.Eventually(t, func() bool { return processGone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
+	assert.Eventually(t, func() bool { return modeltest.Gone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
 	assert.Contains(t, r.stderr, fmt.Sprintf("model %q", victim))
 	assert.Contains(t, r.stderr, "rerun with: cosim run "+scen+" --seed 5")
 	s := summaryOf(t, out)
@@ -308,7 +248,7 @@ func TestRunModelStopped(t *testing.T) {
 func TestRunBrokenPeer(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
-		missing(t, "python3 is needed for the stand-in model testdata/broken_model.py")
+		t.Fatal("python3 is needed for the stand-in model testdata/broken_model.py (make deps installs it)")
 	}
 	script, err := os.ReadFile("testdata/broken_model.py")
 	require.NoError(t, err)

@@ -27,40 +27,17 @@ import (
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-// requireModelsEnv makes a missing model binary a failure instead of a
-// skip (make test sets it).
-const requireModelsEnv = "COSIM_REQUIRE_MODELS"
-
 // modelsDir is where `make build` puts the models, seen from this package.
 var modelsDir = filepath.Join("..", "..", "build", "models")
 
-// needModels checks that the binary of every "top_width" model (e.g.
-// "nic_icrc_64") is built and returns the models directory. A missing
-// binary fails the test when COSIM_REQUIRE_MODELS=1 and skips it
-// otherwise, saying to run make build.
 func needModels(tb testing.TB, models ...string) string {
 	tb.Helper()
-	for _, m := range models {
-		i := strings.LastIndexByte(m, '_')
-		require.Positive(tb, i, "model %q is not top_width", m)
-		width, err := strconv.Atoi(m[i+1:])
-		require.NoError(tb, err, "model %q is not top_width", m)
-		top, err := engine.LookupTop(m[:i])
-		require.NoError(tb, err)
-		path := engine.ModelPath(modelsDir, top, width)
-		if _, err := os.Stat(path); err != nil {
-			msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-			if os.Getenv(requireModelsEnv) == "1" {
-				tb.Fatal(msg)
-			}
-			tb.Skip(msg + " (set " + requireModelsEnv + "=1 to fail instead)")
-		}
-	}
-	return modelsDir
+	return modeltest.Need(tb, modelsDir, models...)
 }
 
 // parse reads a scenario from TOML text.
@@ -685,32 +662,6 @@ func longTOML(model string) string {
 		"icrc.", model+".", -1)
 }
 
-// childModel finds the process of the model instance name among our
-// children: the model was started with --socket .../<name>.sock.
-func childModel(name string) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if bytes.Contains(cmd, []byte("/"+name+".sock")) {
-			return pid
-		}
-	}
-	return 0
-}
-
 func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
 // faultMidRun runs a long scenario on a real model, waits until it is
@@ -742,7 +693,7 @@ func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.T
 		case <-time.After(10 * time.Millisecond):
 		}
 		require.True(t, time.Now().Before(deadline), "no model process %q found", name)
-		pid = childModel(name)
+		pid = modeltest.Child(name)
 	}
 	time.Sleep(300 * time.Millisecond) // into the run
 	require.NoError(t, syscall.Kill(pid, sig))

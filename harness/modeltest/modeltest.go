@@ -1,0 +1,81 @@
+// Package modeltest holds what the tests that run the real Verilated
+// models share: finding the built models (a missing one fails under
+// COSIM_REQUIRE_MODELS=1, as make test sets, and skips otherwise) and
+// finding a model's process to kill or stop it.
+package modeltest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rocesim/cosim/harness/engine"
+)
+
+// RequireEnv makes a missing model binary a failure instead of a skip.
+const RequireEnv = "COSIM_REQUIRE_MODELS"
+
+// Need checks that the binary of every "top_width" model (e.g.
+// "nic_icrc_64") is built under dir (where make build puts them, seen from
+// the test's package) and returns dir. A missing binary fails the test
+// when COSIM_REQUIRE_MODELS=1 and skips it otherwise, saying to run make
+// build.
+func Need(tb testing.TB, dir string, models ...string) string {
+	tb.Helper()
+	for _, m := range models {
+		i := strings.LastIndexByte(m, '_')
+		width, err := strconv.Atoi(m[i+1:])
+		if i <= 0 || err != nil {
+			tb.Fatalf("model %q is not top_width", m)
+		}
+		top, err := engine.LookupTop(m[:i])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		path := engine.ModelPath(dir, top, width)
+		if _, err := os.Stat(path); err != nil {
+			msg := fmt.Sprintf("model binary %s is missing: run make build", path)
+			if os.Getenv(RequireEnv) == "1" {
+				tb.Fatal(msg)
+			}
+			tb.Skip(msg + " (set " + RequireEnv + "=1 to fail instead)")
+		}
+	}
+	return dir
+}
+
+// Child finds the process of model instance name among this process's
+// children (models are started with --socket <dir>/<name>.sock); 0 when
+// there is none.
+func Child(name string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmd, []byte("/"+name+".sock")) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// Gone reports whether process pid no longer exists.
+func Gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
