@@ -80,6 +80,7 @@ type CounterPair struct {
 // node is one model in the run.
 type node struct {
 	name   string
+	spec   scenario.Model // as the scenario wrote it
 	top    Top
 	width  int
 	m      *cosim.Model
@@ -171,7 +172,7 @@ func newRun(cfg Config) (*run, error) {
 				return nil, fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
 			}
 		}
-		n := &node{name: m.Name, top: top, width: m.DataWidth, golden: top.Golden(),
+		n := &node{name: m.Name, spec: m, top: top, width: m.DataWidth, golden: top.Golden(),
 			sent: make([][]cosim.Frame, top.In), sinks: map[int]int{}, links: map[int]*link{}}
 		r.nodes = append(r.nodes, n)
 		r.byName[m.Name] = n
@@ -275,7 +276,7 @@ func (r *run) start(ctx context.Context) error {
 	return r.parallel(func(n *node) error {
 		var mod *cosim.Model
 		var err error
-		if remote := r.modelSpec(n).Remote; remote != "" {
+		if remote := n.spec.Remote; remote != "" {
 			mod, err = cosim.Dial(ctx, n.name, "tcp", remote)
 			if err == nil {
 				mod.SetTimeouts(r.cfg.Timeouts)
@@ -288,7 +289,7 @@ func (r *run) start(ctx context.Context) error {
 		}
 		n.m = mod
 		ack := cosim.HelloAck{Seed: r.cfg.Seed ^ hashName(n.name),
-			SrcGapPct: uint16(r.modelSpec(n).SrcGapPct), SinkStallPct: uint16(r.modelSpec(n).SinkStallPct)}
+			SrcGapPct: uint16(n.spec.SrcGapPct), SinkStallPct: uint16(n.spec.SinkStallPct)}
 		if r.cfg.Trace {
 			ack.Trace, ack.TracePath = true, filepath.Join(r.cfg.OutDir, n.name+".fst")
 		}
@@ -302,15 +303,6 @@ func (r *run) start(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-func (r *run) modelSpec(n *node) scenario.Model {
-	for _, m := range r.sc.Models {
-		if m.Name == n.name {
-			return m
-		}
-	}
-	return scenario.Model{}
 }
 
 func (r *run) modelConfig(n *node) cosim.Config {
@@ -547,7 +539,6 @@ func (r *run) compareCounters(ctx context.Context) error {
 			p := CounterPair{DUT: uint64(rep.CSRData[i].Data), Golden: want[name] & 0xFFFFFFFF}
 			pairs[name] = p
 		}
-		n.queued, n.busy = rep.Done.FramesQueued, rep.Done.Busy
 		r.setCounters(n.name, pairs)
 		return nil
 	})

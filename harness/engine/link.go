@@ -14,14 +14,14 @@ import (
 // window its last beat left, so with windows no longer than the latency
 // every frame reaches its receiver in a later window.
 type link struct {
-	name               string
-	from, to           portRef
-	latency            uint64
-	lossPct, corruptPc float64
-	rng                *rand.Rand
-	inflight           []stamped // by arrival cycle
-	pcap               int       // interface in the run's pcapng writer
-	lost, corrupted    int
+	name                string
+	from, to            portRef
+	latency             uint64
+	lossPct, corruptPct float64
+	rng                 *rand.Rand
+	inflight            []stamped // by arrival cycle
+	pcap                int       // interface in the run's pcapng writer
+	lost, corrupted     int
 }
 
 type portRef struct {
@@ -40,7 +40,7 @@ func newLink(l scenario.Link, sc *scenario.Scenario, seed uint64) *link {
 	h.Write([]byte(name))
 	return &link{
 		name: name, from: portRef{fm, fp}, to: portRef{tm, tp},
-		latency: l.Latency, lossPct: l.LossPct, corruptPc: l.CorruptPct,
+		latency: l.Latency, lossPct: l.LossPct, corruptPct: l.CorruptPct,
 		rng: rand.New(rand.NewPCG(seed, h.Sum64())),
 	}
 }
@@ -57,7 +57,7 @@ func (l *link) send(cycle uint64, data []byte) (lost, corrupted bool, out []byte
 		return true, false, nil
 	}
 	out = data
-	if corruptDraw < l.corruptPc && len(data) > 14 {
+	if corruptDraw < l.corruptPct && len(data) > 14 {
 		out = append([]byte{}, data...)
 		out[14+where%(len(out)-14)] ^= flip
 		l.corrupted++
