@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/internal/oracle"
 	"github.com/rocesim/cosim/golden/pfc"
 )
 
@@ -158,13 +159,7 @@ func TestRequestIgnoresDisabledAndReserved(t *testing.T) {
 // dissector reads back the values we encoded, and flags the same rule
 // violations as CheckFrame.
 func TestTsharkOracle(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("COSIM_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("tshark not found and COSIM_REQUIRE_ORACLES=1: %v", err)
-		}
-		t.Skipf("tshark not found (%v); set COSIM_REQUIRE_ORACLES=1 to make this a failure", err)
-	}
+	tshark := oracle.Tshark(t)
 
 	type row struct {
 		frame  []byte

@@ -26,7 +26,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -39,52 +38,19 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/rocesim/cosim/golden/internal/oracle"
 	"github.com/rocesim/cosim/golden/roce"
 )
 
-// oracleRequire returns the path of an oracle program once `prog probe...`
-// has run successfully. When it cannot, the test fails if
-// COSIM_REQUIRE_ORACLES=1 and is skipped otherwise.
-func oracleRequire(t *testing.T, prog string, probe ...string) string {
-	t.Helper()
-	path, err := exec.LookPath(prog)
-	if err == nil {
-		var out []byte
-		if out, err = exec.Command(path, probe...).CombinedOutput(); err != nil {
-			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(out))
-		}
-	}
-	if err != nil {
-		msg := fmt.Sprintf("oracle %s %s unavailable: %v", prog, strings.Join(probe, " "), err)
-		if os.Getenv("COSIM_REQUIRE_ORACLES") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (set COSIM_REQUIRE_ORACLES=1 to fail instead)")
-	}
-	return path
-}
+func oracleRequireScapy(t *testing.T) string  { return oracle.Scapy(t) }
+func oracleRequireTshark(t *testing.T) string { return oracle.Tshark(t) }
 
-// The scapy package is importable only by the system interpreter.
-const oraclePython = "/usr/bin/python3"
+// oraclePython is the interpreter oracleRequireScapy found.
+const oraclePython = oracle.Python
 
-func oracleRequireScapy(t *testing.T) string {
-	return oracleRequire(t, oraclePython, "-c", "import scapy.contrib.roce")
-}
-
-func oracleRequireTshark(t *testing.T) string { return oracleRequire(t, "tshark", "--version") }
-
-// oracleRun runs an oracle and returns its standard output split in lines.
 func oracleRun(t *testing.T, prog string, args ...string) []string {
 	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1") // no __pycache__ in testdata
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", prog, strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	return oracle.Run(t, prog, args...)
 }
 
 // oracleVec is one packet as the oracles describe it: the JSON lines of the
