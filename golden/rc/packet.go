@@ -1,0 +1,150 @@
+package rc
+
+import (
+	"encoding/binary"
+
+	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/golden/wirecheck"
+)
+
+// Layout of every frame a node sends: Ethernet II, IPv4 without options,
+// UDP, BTH (PROTOCOL-NOTES 1 and 2).
+const (
+	ethLen   = 14
+	ipv4Len  = 20
+	udpLen   = 8
+	ipOff    = ethLen
+	udpOff   = ipOff + ipv4Len
+	bthOff   = udpOff + udpLen
+	extOff   = bthOff + roce.BTHLen
+	icrcLen  = roce.ICRCLen
+	rethLen  = 16
+	aethLen  = 4
+	immLen   = 4
+	cnpBody  = 16
+	ecnECT0  = 0b10
+	ecnCE    = 0b11
+	ipTTL    = 64
+	ipFlagDF = 0x4000
+)
+
+// MaxFrameLen is the longest frame a node sends: a WRITE ONLY with
+// immediate carrying 4096 bytes (RETH and ImmDt, no pad).
+const MaxFrameLen = extOff + rethLen + immLen + 4096 + icrcLen
+
+// txPacket describes one packet to build.
+type txPacket struct {
+	op     roce.OpCode
+	psn    roce.PSN
+	ackReq bool
+	becn   bool
+	// Extension headers present by opcode: RETH, AETH, ImmDt.
+	va     uint64
+	rkey   uint32
+	dmaLen uint32
+	syn    roce.AETHSyndrome
+	msn    uint32
+	imm    uint32
+	// Payload, read from memory at build time.
+	addr    uint64
+	payload int
+}
+
+// header is the part of a QP's frames that never changes: Ethernet, the
+// constant IPv4 fields and the UDP ports.
+type header [bthOff]byte
+
+func makeHeader(src, dst [6]byte, srcIP, dstIP [4]byte, sport uint16) header {
+	var h header
+	copy(h[0:6], dst[:])
+	copy(h[6:12], src[:])
+	binary.BigEndian.PutUint16(h[12:], 0x0800)
+	ip := h[ipOff:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[6:], ipFlagDF) // ID 0, DF: never fragmented
+	ip[8] = ipTTL
+	ip[9] = 17 // UDP
+	copy(ip[12:16], srcIP[:])
+	copy(ip[16:20], dstIP[:])
+	binary.BigEndian.PutUint16(h[udpOff:], sport)
+	binary.BigEndian.PutUint16(h[udpOff+2:], uint16(roce.UDPPort))
+	return h
+}
+
+// build writes p into buf (grown only if shorter than the frame) and
+// returns the frame. The UDP checksum is 0, as rxe sends it; the IPv4
+// checksum and the ICRC are computed.
+func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem Memory) []byte {
+	hdrs := p.op.Headers()
+	ext := 0
+	if hdrs&roce.HasRETH != 0 {
+		ext += rethLen
+	}
+	if hdrs&roce.HasAETH != 0 {
+		ext += aethLen
+	}
+	if hdrs&roce.HasImmDt != 0 {
+		ext += immLen
+	}
+	if p.op == roce.CNPOpCode {
+		ext = cnpBody
+	}
+	pad := -p.payload & 3
+	n := extOff + ext + p.payload + pad + icrcLen
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	f := buf[:n]
+	copy(f, h[:])
+	ip := f[ipOff:]
+	ip[1] = tos
+	binary.BigEndian.PutUint16(ip[2:], uint16(n-ipOff))
+	ip[10], ip[11] = 0, 0
+	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip[:ipv4Len]))
+	binary.BigEndian.PutUint16(f[udpOff+4:], uint16(n-udpOff))
+	f[udpOff+6], f[udpOff+7] = 0, 0
+
+	b := f[bthOff:]
+	b[0] = uint8(p.op)
+	b[1] = uint8(pad) << 4
+	binary.BigEndian.PutUint16(b[2:], roce.DefaultPKey)
+	b[4] = 0
+	if p.becn {
+		b[4] = 0x40
+	}
+	binary.BigEndian.PutUint32(b[4:], uint32(destQP)|uint32(b[4])<<24)
+	binary.BigEndian.PutUint32(b[8:], uint32(p.psn))
+	if p.ackReq {
+		b[8] = 0x80
+	}
+	o := extOff
+	switch {
+	case p.op == roce.CNPOpCode:
+		clear(f[o : o+cnpBody])
+		o += cnpBody
+	default:
+		if hdrs&roce.HasRETH != 0 {
+			binary.BigEndian.PutUint64(f[o:], p.va)
+			binary.BigEndian.PutUint32(f[o+8:], p.rkey)
+			binary.BigEndian.PutUint32(f[o+12:], p.dmaLen)
+			o += rethLen
+		}
+		if hdrs&roce.HasAETH != 0 {
+			binary.BigEndian.PutUint32(f[o:], uint32(p.syn)<<24|p.msn&0xFFFFFF)
+			o += aethLen
+		}
+		if hdrs&roce.HasImmDt != 0 {
+			binary.BigEndian.PutUint32(f[o:], p.imm)
+			o += immLen
+		}
+	}
+	if p.payload > 0 {
+		mem.Read(p.addr, f[o:o+p.payload])
+		o += p.payload
+	}
+	clear(f[o : o+pad])
+	o += pad
+	icrc, _ := roce.ComputeICRC(f[ipOff:o]) // cannot fail: the headers are whole
+	binary.LittleEndian.PutUint32(f[o:], icrc)
+	return f
+}

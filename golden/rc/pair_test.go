@@ -1,0 +1,102 @@
+package rc
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+
+	"github.com/rocesim/cosim/golden/wirecheck"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var allOps = []Op{OpSend, OpSendImm, OpWrite, OpWriteImm, OpRead}
+
+func TestPairCleanLink(t *testing.T) {
+	s := newPair(t, 4, 1, nil, nil)
+	w := newWorkload(t, s, 4, 400, mix{ops: allOps, maxSize: 16 << 10, zero: 0.05}, rand.New(rand.NewPCG(1, 2)))
+	w.run(1 << 40)
+	w.checkMemory()
+	for side, n := range s.nodes {
+		c := n.Counters()
+		require.Zero(t, c[TxRetransmits], "side %d: no retransmission on a clean link", side)
+		require.Zero(t, c[CompletionsError])
+	}
+}
+
+// lossyRun runs the campaign: 10,000 mixed messages over 16 QPs
+// with 1 % loss, 0.1 % corruption, 0.5 % duplication and 0.5 % reordering
+// within a window. It returns a hash of every frame sent.
+func lossyRun(t *testing.T, seed uint64, check bool) [32]byte {
+	s := newPair(t, 16, seed, nil, nil)
+	s.faults = faults{lossPPM: 10_000, corruptPPM: 1_000, dupPPM: 5_000, reorderPPM: 5_000, reorderMax: 2_000}
+	h := sha256.New()
+	checker := wirecheck.NewChecker()
+	bad := 0
+	s.onSend = func(from int, f []byte, now uint64) {
+		var stamp [9]byte
+		binary.LittleEndian.PutUint64(stamp[:], now)
+		stamp[8] = byte(from)
+		h.Write(stamp[:])
+		h.Write(f)
+		if check {
+			if r := checker.Check(f); !r.OK() && bad < 5 {
+				bad++
+				t.Errorf("frame at cycle %d fails the wire check: %v", now, r.Problems)
+			}
+		}
+	}
+	// Every go-back-N must have a cause: count the episodes per
+	// connection and require, at each one, at least as many impairments
+	// (loss, corruption, reorder) of that connection's frames before it.
+	episodes := map[int]int{}
+	for _, n := range s.nodes {
+		n.OnEvent = func(e Event) {
+			conn := int(e.QPN & 0xFF)
+			episodes[conn]++
+			causes := 0
+			for _, c := range s.impaired[conn] {
+				if c <= e.Cycle {
+					causes++
+				}
+			}
+			if causes < episodes[conn] {
+				t.Errorf("%v on %v at cycle %d is retry %d of that connection but only %d frames of it were impaired",
+					e.Kind, e.QPN, e.Cycle, episodes[conn], causes)
+			}
+		}
+	}
+	w := newWorkload(t, s, 16, 10_000, mix{ops: allOps, maxSize: 64 << 10, zero: 0.02, bigShare: 0.002},
+		rand.New(rand.NewPCG(seed, 2)))
+	w.run(1 << 50)
+	w.checkMemory()
+	if check {
+		var total Counters
+		for _, n := range s.nodes {
+			c := n.Counters()
+			total.add(&c)
+			require.Zero(t, c[CompletionsError])
+		}
+		t.Logf("seed %d: %d cycles, faults %v", seed, s.now, s.faultCount)
+		t.Logf("counters: %v", total.Map())
+		require.Equal(t, uint64(s.faultCount["corrupt_copies"]), total[RxBadICRC]+total[RxMalformed],
+			"every corrupted frame is dropped by the ICRC or IPv4 checksum check")
+		require.NotZero(t, total[TxRetransmits])
+		require.NotZero(t, total[ReqRetryNAK])
+		require.NotZero(t, total[ReqRetryTimeout])
+		require.NotZero(t, total[ReqRetryReadGap])
+		require.NotZero(t, total[RespDuplicateRead])
+	}
+	return [32]byte(h.Sum(nil))
+}
+
+func TestPairLossyLink(t *testing.T) {
+	seed := uint64(20261130)
+	t.Logf("seed %d", seed)
+	first := lossyRun(t, seed, true)
+	if testing.Short() {
+		return
+	}
+	require.Equal(t, first, lossyRun(t, seed, false), "same seed, same frames")
+}

@@ -1,0 +1,208 @@
+package rc
+
+import (
+	"github.com/rocesim/cosim/golden/dcqcn"
+	"github.com/rocesim/cosim/golden/roce"
+)
+
+// qp is one RC QP: requester (send queue, PSNs, retries), responder
+// (expected PSN, MSN, receive queue, READ resources) and the DCQCN state.
+type qp struct {
+	n        *Node
+	cfg      QPConfig
+	hdr      header
+	tos      uint8
+	ackCyc   uint64 // local ACK timeout in cycles, 0 = disabled
+	err      bool   // error state: nothing sent, everything received dropped
+	counters Counters
+
+	req      requester
+	resp     responder
+	rp       dcqcn.ReactionPoint
+	np       dcqcn.NotificationPoint
+	lastResp bool // the last packet came from the responder half
+	// nextSend is the first cycle at which the rate limiter lets the QP
+	// send its next paced packet.
+	nextSend uint64
+}
+
+func newQP(n *Node, c QPConfig) *qp {
+	q := &qp{n: n, cfg: c}
+	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort)
+	q.tos = n.cfg.DSCP<<2 | ecnECT0
+	q.ackCyc = TimeoutCycles(c.Timeout, n.cfg.ClockHz)
+	q.req.init(c)
+	q.resp.init(c)
+	if n.cfg.DCQCN.LineRate != 0 {
+		q.rp.Reset(&n.cfg.DCQCN)
+	}
+	return q
+}
+
+// paced reports whether the rate limiter holds packets back.
+func (q *qp) paced() bool { return q.n.cfg.DCQCN.LineRate != 0 && q.rp.Active() }
+
+// sent accounts a paced packet of n bytes sent at now.
+func (q *qp) sentPaced(bytes int, now uint64) {
+	if q.n.cfg.DCQCN.LineRate == 0 {
+		return
+	}
+	q.rp.OnSent(bytes, now)
+	if q.rp.Active() {
+		q.nextSend = now + q.rp.Rate().Cycles(bytes)
+	} else {
+		q.nextSend = now
+	}
+}
+
+func (q *qp) advance(now uint64) {
+	if q.n.cfg.DCQCN.LineRate != 0 {
+		q.rp.Advance(now)
+	}
+	if q.err {
+		return
+	}
+	r := &q.req
+	if r.rnrWait && now >= r.rnrUntil {
+		r.rnrWait = false
+	}
+	if r.timerOn && now >= r.deadline {
+		if r.una == r.nextPSN {
+			r.timerOn = false
+		} else {
+			q.retry(r.una, ReqRetryTimeout, now)
+		}
+	}
+}
+
+// timerAt returns the QP's earliest timer deadline.
+func (q *qp) timerAt() (uint64, bool) {
+	var c uint64
+	ok := false
+	take := func(x uint64) {
+		if !ok || x < c {
+			c, ok = x, true
+		}
+	}
+	if q.n.cfg.DCQCN.LineRate != 0 {
+		if x, rok := q.rp.NextEvent(); rok {
+			take(x)
+		}
+	}
+	if !q.err {
+		if q.req.rnrWait {
+			take(q.req.rnrUntil)
+		}
+		if q.req.timerOn {
+			take(q.req.deadline)
+		}
+	}
+	return c, ok
+}
+
+func (q *qp) nextEvent() (uint64, bool) {
+	var c uint64
+	ok := false
+	take := func(x uint64) {
+		if !ok || x < c {
+			c, ok = x, true
+		}
+	}
+	if q.n.cfg.DCQCN.LineRate != 0 {
+		if x, rok := q.rp.NextEvent(); rok {
+			take(x)
+		}
+	}
+	if q.err {
+		return c, ok
+	}
+	if j := q.resp.head(); j != nil {
+		if j.kind == jobRead && q.paced() {
+			take(q.nextSend)
+		} else {
+			take(0)
+		}
+	}
+	r := &q.req
+	switch {
+	case r.rnrWait:
+		take(r.rnrUntil)
+	case q.req.ready(q):
+		if q.paced() {
+			take(q.nextSend)
+		} else {
+			take(0)
+		}
+	}
+	if r.timerOn {
+		take(r.deadline)
+	}
+	return c, ok
+}
+
+// poll builds the QP's next packet, if it may send one at now. The
+// responder half (ACK, NAK, READ responses, in request order) and the
+// requester half take turns when both have a packet ready, so that a long
+// READ response stream cannot starve the QP's own requests into timeouts.
+func (q *qp) poll(now uint64, buf []byte) ([]byte, bool) {
+	if q.err {
+		return nil, false
+	}
+	held := q.paced() && now < q.nextSend
+	j := q.resp.head()
+	respReady := j != nil && !(j.kind == jobRead && held)
+	reqReady := !q.req.rnrWait && !held && q.req.ready(q)
+	var p txPacket
+	switch {
+	case respReady && (!reqReady || !q.lastResp):
+		q.resp.next(q, &p)
+		q.lastResp = true
+	case reqReady:
+		q.req.next(q, &p, now)
+		q.lastResp = false
+	default:
+		return nil, false
+	}
+	f := build(buf, &q.hdr, q.tos, q.cfg.RemoteQPN, &p, q.n.mem)
+	if p.op != roce.RCAcknowledge {
+		q.sentPaced(len(f), now)
+	}
+	return f, true
+}
+
+// toError moves the QP to the error state: every outstanding work
+// request, send and receive, completes with StatusFlushed (IBA 10.3.1,
+// rxe_qp_error), and the QP sends and accepts nothing more.
+func (q *qp) toError(now uint64) {
+	if q.err {
+		return
+	}
+	q.err = true
+	q.req.flush(q, now)
+	q.resp.flush(q, now)
+}
+
+func (q *qp) postSend(wr WorkRequest, now uint64) error {
+	if q.err {
+		q.n.complete(Completion{Cycle: now, QPN: q.cfg.QPN, ID: wr.ID, Op: wr.Op, Status: StatusFlushed})
+		return nil
+	}
+	return q.req.post(q, wr)
+}
+
+func (q *qp) postRecv(rr RecvRequest, now uint64) error {
+	if q.err {
+		q.n.complete(Completion{Cycle: now, QPN: q.cfg.QPN, Recv: true, ID: rr.ID, Status: StatusFlushed})
+		return nil
+	}
+	return q.resp.post(rr)
+}
+
+// npkts is the number of PSNs a message of length bytes uses: one per
+// packet, at least one (PROTOCOL-NOTES 5).
+func npkts(length uint32, pmtu int) uint32 {
+	if length == 0 {
+		return 1
+	}
+	return (length + uint32(pmtu) - 1) / uint32(pmtu)
+}
