@@ -68,8 +68,10 @@ const (
 )
 
 // AckReqInterval: the requester sets AckReq on the last packet of every
-// message and on every 64th packet of a long one (rxe_req.c asks for an
-// ACK after RXE_MAX_UNACKED_PSNS = 128; we use the 64). The rule
+// message and on every AckReqInterval-th packet of a long one (rxe_req.c
+// asks for an ACK after RXE_MAX_UNACKED_PSNS = 128; we use the issue's
+// 64), or every Window/2-th when the window is smaller than 128, so that
+// the window always holds a packet that will be acknowledged. The rule
 // depends only on the packet's place in its message, so a retransmitted
 // packet is bit-identical to the original.
 const AckReqInterval = 64

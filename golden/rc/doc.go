@@ -38,12 +38,14 @@
 //     on LAST/ONLY. Zero-length messages are one ONLY packet (req_segmentation,
 //     req_zero_length).
 //   - AckReq on the last packet of every message and on every 64th packet
-//     of a message, counted from its first; a function of the packet's place, so
+//     of a message, counted from its first (every Window/2-th when the
+//     window is below 128); a function of the packet's place, so
 //     a retransmitted packet is identical to the original (req_ackreq_every_64).
 //   - PSNs: one per SEND/WRITE packet; a READ takes ceil(len/PMTU) PSNs,
 //     at least one; 24-bit wraparound (req_psn_wrap).
-//   - Window: at most QPConfig.Window PSNs unacknowledged; at most
-//     MaxReads READs outstanding (req_window).
+//   - Window: at most QPConfig.Window PSNs unacknowledged (a READ longer
+//     than the window goes alone); at most MaxReads READs outstanding
+//     (req_window).
 //   - An ACK for PSN p completes every SEND/WRITE ending at or before p,
 //     in order (implicit acknowledgement, req_implicit_ack); a READ
 //     completes only with its last response, and a READ response

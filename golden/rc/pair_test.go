@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 
+	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/golden/wirecheck"
 	"math/rand/v2"
 	"testing"
@@ -28,9 +29,19 @@ func TestPairCleanLink(t *testing.T) {
 // lossyRun runs the campaign: 10,000 mixed messages over 16 QPs
 // with 1 % loss, 0.1 % corruption, 0.5 % duplication and 0.5 % reordering
 // within a window. It returns a hash of every frame sent.
-func lossyRun(t *testing.T, seed uint64, check bool) [32]byte {
-	s := newPair(t, 16, seed, nil, nil)
-	s.faults = faults{lossPPM: 10_000, corruptPPM: 1_000, dupPPM: 5_000, reorderPPM: 5_000, reorderMax: 2_000}
+func lossyRun(t *testing.T, seed uint64, f faults, messages int, check bool) (sum [32]byte, total Counters) {
+	// Every path MTU; PSNs that wrap past 2^24 early in the run; a few
+	// QPs with a small window and READ limit so those limits bind.
+	s := newPair(t, 16, seed, func(side int, c *QPConfig) {
+		conn := int(c.QPN & 0xFF)
+		c.PMTU = 256 << (conn % 5)
+		c.SendPSN = roce.PSN(0x1000000 - 200 - 37*conn)
+		c.RecvPSN = c.SendPSN
+		if conn%4 == 3 {
+			c.Window, c.MaxReads = 24, 2
+		}
+	}, nil)
+	s.faults = f
 	h := sha256.New()
 	checker := wirecheck.NewChecker()
 	bad := 0
@@ -49,7 +60,8 @@ func lossyRun(t *testing.T, seed uint64, check bool) [32]byte {
 	}
 	// Every go-back-N must have a cause: count the episodes per
 	// connection and require, at each one, at least as many impairments
-	// (loss, corruption, reorder) of that connection's frames before it.
+	// of that connection's frames before it (a reorder counts twice, see
+	// pairSim.impaired).
 	episodes := map[int]int{}
 	for _, n := range s.nodes {
 		n.OnEvent = func(e Event) {
@@ -67,36 +79,47 @@ func lossyRun(t *testing.T, seed uint64, check bool) [32]byte {
 			}
 		}
 	}
-	w := newWorkload(t, s, 16, 10_000, mix{ops: allOps, maxSize: 64 << 10, zero: 0.02, bigShare: 0.002},
+	w := newWorkload(t, s, 16, messages, mix{ops: allOps, maxSize: 64 << 10, zero: 0.02, bigShare: 0.002},
 		rand.New(rand.NewPCG(seed, 2)))
 	w.run(1 << 50)
 	w.checkMemory()
+	for _, n := range s.nodes {
+		c := n.Counters()
+		total.add(&c)
+	}
+	require.Zero(t, total[CompletionsError])
 	if check {
-		var total Counters
-		for _, n := range s.nodes {
-			c := n.Counters()
-			total.add(&c)
-			require.Zero(t, c[CompletionsError])
-		}
 		t.Logf("seed %d: %d cycles, faults %v", seed, s.now, s.faultCount)
 		t.Logf("counters: %v", total.Map())
 		require.Equal(t, uint64(s.faultCount["corrupt_copies"]), total[RxBadICRC]+total[RxMalformed],
 			"every corrupted frame is dropped by the ICRC or IPv4 checksum check")
-		require.NotZero(t, total[TxRetransmits])
-		require.NotZero(t, total[ReqRetryNAK])
-		require.NotZero(t, total[ReqRetryTimeout])
-		require.NotZero(t, total[ReqRetryReadGap])
-		require.NotZero(t, total[RespDuplicateRead])
 	}
-	return [32]byte(h.Sum(nil))
+	return [32]byte(h.Sum(nil)), total
 }
 
 func TestPairLossyLink(t *testing.T) {
 	seed := uint64(20261130)
 	t.Logf("seed %d", seed)
-	first := lossyRun(t, seed, true)
+	f := faults{lossPPM: 10_000, corruptPPM: 1_000, dupPPM: 5_000, reorderPPM: 5_000, reorderMax: 2_000}
+	first, total := lossyRun(t, seed, f, 10_000, true)
+	for _, c := range []Counter{TxRetransmits, ReqRetryNAK, ReqRetryTimeout, ReqRetryReadGap, RespDuplicateRead, RespDuplicate} {
+		require.NotZero(t, total[c], "the campaign exercises %v", c)
+	}
 	if testing.Short() {
 		return
 	}
-	require.Equal(t, first, lossyRun(t, seed, false), "same seed, same frames")
+	again, _ := lossyRun(t, seed, f, 10_000, false)
+	require.Equal(t, first, again, "same seed, same frames")
+}
+
+// One kind of fault at a time: copies alone cause no retransmission at
+// all, and without reordering every go-back-N has its own lost frame.
+func TestPairFaultKinds(t *testing.T) {
+	_, total := lossyRun(t, 5, faults{dupPPM: 20_000}, 2_000, true)
+	require.Zero(t, total[TxRetransmits], "duplicated frames alone are never a reason to resend")
+	require.NotZero(t, total[RespDuplicate]+total[ReqStaleAck])
+	_, total = lossyRun(t, 6, faults{lossPPM: 20_000}, 2_000, true)
+	require.NotZero(t, total[TxRetransmits])
+	_, total = lossyRun(t, 7, faults{reorderPPM: 20_000, reorderMax: 3_000}, 2_000, true)
+	require.NotZero(t, total[RespOutOfSequence])
 }

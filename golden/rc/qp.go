@@ -13,6 +13,7 @@ type qp struct {
 	hdr      header
 	tos      uint8
 	ackCyc   uint64 // local ACK timeout in cycles, 0 = disabled
+	ackEvery uint32 // AckReq on every ackEvery-th packet of a message
 	err      bool   // error state: nothing sent, everything received dropped
 	counters Counters
 
@@ -31,6 +32,7 @@ func newQP(n *Node, c QPConfig) *qp {
 	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort)
 	q.tos = n.cfg.DSCP<<2 | ecnECT0
 	q.ackCyc = TimeoutCycles(c.Timeout, n.cfg.ClockHz)
+	q.ackEvery = uint32(max(1, min(AckReqInterval, c.Window/2)))
 	q.req.init(c)
 	q.resp.init(c)
 	if n.cfg.DCQCN.LineRate != 0 {

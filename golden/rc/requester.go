@@ -84,7 +84,9 @@ func (r *requester) ready(q *qp) bool {
 	} else if w.wr.Op == OpRead {
 		last = w.last()
 	}
-	return last.Diff(r.una) < r.window
+	// A READ longer than the whole window may go once nothing is
+	// outstanding before it; otherwise it could never be sent.
+	return last.Diff(r.una) < r.window || r.cursor == r.una
 }
 
 // next fills p with the packet at the cursor and moves the cursor on.
@@ -116,7 +118,7 @@ func (r *requester) next(q *qp, p *txPacket, now uint64) {
 		p.addr = w.wr.LocalAddr + uint64(off)
 		first, last := i == 0, i == w.n-1
 		p.op = opFor(w.wr.Op, first, last)
-		p.ackReq = last || (i+1)%AckReqInterval == 0
+		p.ackReq = last || (i+1)%q.ackEvery == 0
 		if first && w.wr.Op.isWrite() {
 			p.va, p.rkey, p.dmaLen = w.wr.RemoteAddr, w.wr.RKey, w.wr.Length
 		}

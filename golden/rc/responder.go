@@ -227,7 +227,7 @@ func (q *qp) classError(b *roce.BTH, code roce.NAKCode, st Status, now uint64) {
 // message, and acknowledges when asked.
 func (q *qp) accept(b *roce.BTH, psns int, endOfMessage bool) {
 	s := &q.resp
-	s.nakSent = false
+	s.nakSent = false // the gap is closed: a new one gets its NAK
 	s.epsn = s.epsn.Add(psns)
 	if endOfMessage {
 		s.msn = (s.msn + 1) & 0xFFFFFF

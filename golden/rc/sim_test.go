@@ -32,10 +32,14 @@ type pairSim struct {
 
 	// drop, when set, may drop a frame on its way (targeted losses).
 	drop func(from int, f []byte) bool
+	// onRecv sees every frame as delivered, after faults.
+	onRecv func(to int, f []byte, now uint64)
 	// onSend sees every frame as sent, before faults.
 	onSend func(from int, f []byte, now uint64)
-	// impaired counts the losses, corruptions and reorders per connection
-	// (QPN & 0xFF), with the cycle of each.
+	// impaired lists, per connection (QPN & 0xFF), the cycle of every
+	// loss and corruption, and twice that of every reorder: a frame that
+	// arrives after its successor makes the responder drop the successor
+	// (it came early), so one reorder can need two go-back-Ns.
 	impaired   map[int][]uint64
 	faultCount map[string]int
 }
@@ -158,6 +162,7 @@ func (s *pairSim) send(from int, f []byte) {
 	}
 	if r(s.faults.reorderPPM) {
 		s.impair(f, "reorder")
+		s.impair(f, "reorder_second_effect")
 		at += 1 + s.rng.Uint64N(s.faults.reorderMax)
 	}
 	if r(s.faults.dupPPM) {
@@ -179,6 +184,9 @@ func (s *pairSim) send(from int, f []byte) {
 func (s *pairSim) step() bool {
 	for len(s.flight) > 0 && s.flight[0].at <= s.now {
 		a := heap.Pop(&s.flight).(arrival)
+		if s.onRecv != nil {
+			s.onRecv(a.to, a.f, s.now)
+		}
 		s.nodes[a.to].Receive(a.f, s.now)
 		s.pool = append(s.pool, a.f)
 	}
