@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/golden/wirecheck"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,6 +47,7 @@ type pairSim struct {
 
 type faults struct {
 	lossPPM, corruptPPM, dupPPM, reorderPPM int
+	cePPM                                   int // ECT frames marked CE (a congested switch)
 	reorderMax                              uint64 // extra cycles a reordered frame waits
 }
 
@@ -159,6 +161,12 @@ func (s *pairSim) send(from int, f []byte) {
 		s.faultCount["corrupt_copies"]++
 		i := bthOff + 8 + s.rng.IntN(len(c)-bthOff-8)
 		c[i] ^= 1 << s.rng.IntN(8)
+	}
+	if c[ipOff+1]&3 == ecnECT0 && r(s.faults.cePPM) {
+		s.faultCount["ce"]++
+		c[ipOff+1] |= ecnCE
+		c[ipOff+10], c[ipOff+11] = 0, 0
+		binary.BigEndian.PutUint16(c[ipOff+10:], wirecheck.IPv4Checksum(c[ipOff:ipOff+ipv4Len]))
 	}
 	if r(s.faults.reorderPPM) {
 		s.impair(f, "reorder")
