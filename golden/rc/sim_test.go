@@ -47,7 +47,7 @@ type pairSim struct {
 
 type faults struct {
 	lossPPM, corruptPPM, dupPPM, reorderPPM int
-	cePPM                                   int // ECT frames marked CE (a congested switch)
+	cePPM                                   int    // ECT frames marked CE (a congested switch)
 	reorderMax                              uint64 // extra cycles a reordered frame waits
 }
 
