@@ -86,10 +86,14 @@
 //     accepted PSN; a duplicate READ inside one of the last MaxReads READs
 //     is replayed from its PSN with its own RETH, if that asks for a part
 //     of the original (resp_duplicate_send, resp_duplicate_read_middle).
+//   - Checks run in rxe's order: PSN, opcode sequence, opcode allowed,
+//     receive WQE (RNR), length, R_Key and range.
 //   - Opcode sequence, opcode not allowed by the QP's access, payload
 //     length for the packet's place, WRITE longer or shorter than its RETH,
 //     SEND longer than the receive buffer: NAK 0x61 and the QP to the
-//     error state (class C) (resp_opcode_sequence, resp_bad_length).
+//     error state (class C); the NAK is the last frame the QP sends, and a
+//     receive WQE in use completes with the error and byte_len 0 (as rxe)
+//     (resp_opcode_sequence, resp_bad_length).
 //   - R_Key unknown, without the right, or range outside the region: NAK
 //     0x62 and the QP to the error state; zero-length operations need no
 //     key (resp_rkey_violation, resp_out_of_range, resp_zero_length_no_key).

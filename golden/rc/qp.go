@@ -41,16 +41,20 @@ func newQP(n *Node, c QPConfig) *qp {
 	return q
 }
 
-// paced reports whether the rate limiter holds packets back.
-func (q *qp) paced() bool { return q.n.cfg.DCQCN.LineRate != 0 && q.rp.Active() }
+// paced reports whether the rate limiter holds packets back: only while
+// the rate is below line rate (alpha may still be decaying after that).
+func (q *qp) paced() bool {
+	return q.n.cfg.DCQCN.LineRate != 0 && q.rp.Rate() < q.n.cfg.DCQCN.LineRate
+}
 
 // sent accounts a paced packet of n bytes sent at now.
 func (q *qp) sentPaced(bytes int, now uint64) {
 	if q.n.cfg.DCQCN.LineRate == 0 {
 		return
 	}
+	paced := q.paced() // the rate this packet went out at
 	q.rp.OnSent(bytes, now)
-	if q.rp.Active() {
+	if paced {
 		q.nextSend = now + q.rp.Rate().Cycles(bytes)
 	} else {
 		q.nextSend = now
@@ -116,6 +120,9 @@ func (q *qp) nextEvent() (uint64, bool) {
 		}
 	}
 	if q.err {
+		if j := q.resp.head(); j != nil && j.kind == jobAck {
+			take(0) // the NAK that moved the QP to error still goes out
+		}
 		return c, ok
 	}
 	if j := q.resp.head(); j != nil {
@@ -148,6 +155,13 @@ func (q *qp) nextEvent() (uint64, bool) {
 // READ response stream cannot starve the QP's own requests into timeouts.
 func (q *qp) poll(now uint64, buf []byte) ([]byte, bool) {
 	if q.err {
+		// In the error state only the NAK that caused it is sent (rxe sends
+		// it before rxe_qp_error); toError dropped every other job.
+		if j := q.resp.head(); j != nil && j.kind == jobAck {
+			var p txPacket
+			q.resp.next(q, &p)
+			return build(buf, &q.hdr, q.tos, q.cfg.RemoteQPN, &p, q.n.mem), true
+		}
 		return nil, false
 	}
 	held := q.paced() && now < q.nextSend
@@ -182,6 +196,7 @@ func (q *qp) toError(now uint64) {
 	q.err = true
 	q.req.flush(q, now)
 	q.resp.flush(q, now)
+	q.resp.jobN = 0
 }
 
 func (q *qp) postSend(wr WorkRequest, now uint64) error {

@@ -40,6 +40,7 @@ type responder struct {
 
 	// Message in progress: opcode class and where its data goes.
 	inSend, inWrite bool
+	taken           bool // the packet being checked uses a receive WQE (for classError)
 	off             uint32 // SEND: bytes received so far
 	wva             uint64 // WRITE: next address
 	wleft           uint32 // WRITE: bytes still expected
@@ -105,7 +106,9 @@ func (s *responder) next(q *qp, p *txPacket) {
 	j := &s.jobs[s.jobHead]
 	if j.kind == jobAck {
 		p.op, p.psn, p.syn, p.msn = roce.RCAcknowledge, j.psn, j.syn, j.msn
-		q.counters[RespACK]++
+		if j.syn.Kind() == roce.KindACK {
+			q.counters[RespACK]++
+		}
 		s.pop()
 		return
 	}
@@ -180,6 +183,15 @@ func (q *qp) request(b *roce.BTH, now uint64) {
 		q.classError(b, roce.NAKInvalidRequest, StatusRemoteInvalidReq, now)
 		return
 	}
+	// Resources (rxe check_resource, before the length): a SEND starting
+	// and a WRITE with immediate ending need a receive WQE.
+	needWQE := op == roce.RCSendFirst || op == roce.RCSendOnly || op == roce.RCSendOnlyImm ||
+		op == roce.RCWriteLastImm || op == roce.RCWriteOnlyImm
+	if needWQE && s.rqN == 0 {
+		q.rnr(b)
+		return
+	}
+	s.taken = s.inSend || needWQE
 	// Length for the packet's place (rxe check_length, IBA C9-92).
 	pmtu, size := q.cfg.PMTU, len(b.Payload)
 	switch op {
@@ -213,14 +225,14 @@ func (q *qp) classError(b *roce.BTH, code roce.NAKCode, st Status, now uint64) {
 	} else {
 		q.counters[RespInvalidRequest]++
 	}
-	s.ack(b.PSN, roce.NAKSyndrome(code))
-	if s.inSend && s.rqN > 0 { // the receive WQE being filled completes with the error
+	if s.taken && s.rqN > 0 { // the receive WQE in use completes with the error (byte_len 0, as rxe)
 		rr := s.rq[s.rqHead]
 		s.rqHead = (s.rqHead + 1) % len(s.rq)
 		s.rqN--
-		q.n.complete(Completion{Cycle: now, QPN: q.cfg.QPN, Recv: true, ID: rr.ID, Status: st, Bytes: s.off})
+		q.n.complete(Completion{Cycle: now, QPN: q.cfg.QPN, Recv: true, ID: rr.ID, Status: st})
 	}
 	q.toError(now)
+	s.ack(b.PSN, roce.NAKSyndrome(code))
 }
 
 // accept advances the expected PSN past an executed packet, counts the
@@ -243,17 +255,12 @@ func (q *qp) sendPacket(b *roce.BTH, now uint64) {
 	first := op == roce.RCSendFirst || op == roce.RCSendOnly || op == roce.RCSendOnlyImm
 	last := op != roce.RCSendFirst && op != roce.RCSendMiddle
 	if first {
-		if s.rqN == 0 {
-			q.rnr(b)
-			return
-		}
 		s.off = 0
 	}
 	rr := &s.rq[s.rqHead]
 	if uint64(s.off)+uint64(len(b.Payload)) > uint64(rr.Length) {
 		// Longer than the posted buffer: the receive WQE completes with a
 		// length error and the requester gets NAK 0x61 (rxe RESPST_ERR_LENGTH).
-		s.inSend = true
 		q.classError(b, roce.NAKInvalidRequest, StatusLocalLength, now)
 		return
 	}
@@ -277,11 +284,7 @@ func (q *qp) writePacket(b *roce.BTH, now uint64) {
 	op := b.OpCode
 	first := op == roce.RCWriteFirst || op == roce.RCWriteOnly || op == roce.RCWriteOnlyImm
 	last := op != roce.RCWriteFirst && op != roce.RCWriteMiddle
-	imm := op == roce.RCWriteLastImm || op == roce.RCWriteOnlyImm
-	if imm && s.rqN == 0 { // WRITE with immediate consumes a receive WQE
-		q.rnr(b)
-		return
-	}
+	imm := op == roce.RCWriteLastImm || op == roce.RCWriteOnlyImm // consumes a receive WQE
 	if first {
 		if !q.rkeyOK(b.RETH.VA, b.RETH.RKey, b.RETH.DMALen, AccessRemoteWrite) {
 			q.classError(b, roce.NAKRemoteAccessError, StatusRemoteAccessReq, now)
