@@ -40,7 +40,7 @@ type responder struct {
 
 	// Message in progress: opcode class and where its data goes.
 	inSend, inWrite bool
-	taken           bool // the packet being checked uses a receive WQE (for classError)
+	taken           bool   // the packet being checked uses a receive WQE (for classError)
 	off             uint32 // SEND: bytes received so far
 	wva             uint64 // WRITE: next address
 	wleft           uint32 // WRITE: bytes still expected
