@@ -255,3 +255,25 @@ func TestBuildRejectsInvalidSpecs(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildL2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dst, src := [6]byte{2, 0, 0, 0, 0, 1}, [6]byte{2, 0, 0, 0, 0, 2}
+	f := framegen.BuildL2(rng, framegen.L2Spec{Dst: dst, Src: src, VLAN: true, PCP: 5, VID: 7, IPv4: true, DSCP: 46, ECN: 2, Len: 100})
+	p := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.Default)
+	require.Nil(t, p.ErrorLayer())
+	vlan := p.Layer(layers.LayerTypeDot1Q).(*layers.Dot1Q)
+	require.Equal(t, uint8(5), vlan.Priority)
+	require.Equal(t, uint16(7), vlan.VLANIdentifier)
+	ip := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	require.Equal(t, uint8(46<<2|2), ip.TOS)
+	require.Equal(t, uint16(100-18), ip.Length)
+	require.Zero(t, wirecheck.IPv4Checksum(f[18:38]), "checksum right")
+
+	runt := framegen.BuildL2(rng, framegen.L2Spec{Dst: dst, Src: src, IPv4: true, Len: 40})
+	require.Len(t, runt, 40)
+	require.Equal(t, []byte{0x88, 0xB5}, runt[12:14], "no room for IPv4: experimental type")
+	plain := framegen.BuildL2(rng, framegen.L2Spec{Dst: dst, Src: src, Len: 60})
+	require.Equal(t, dst[:], plain[:6])
+	require.Equal(t, src[:], plain[6:12])
+}

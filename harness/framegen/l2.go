@@ -1,0 +1,64 @@
+package framegen
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+
+	"github.com/rocesim/cosim/golden/wirecheck"
+)
+
+// L2Spec describes an Ethernet frame for the switch: addresses, an
+// optional 802.1Q tag, an optional IPv4 header (DSCP and ECN are what the
+// switch reads), and the total length in bytes (no FCS). Lengths below 60
+// make runts, on purpose; the payload after the headers is drawn from the
+// generator.
+type L2Spec struct {
+	Dst, Src [6]byte
+	VLAN     bool
+	PCP      uint8  // 3 bits
+	VID      uint16 // 12 bits
+	IPv4     bool
+	DSCP     uint8 // 6 bits
+	ECN      uint8 // 2 bits
+	Len      int   // total frame length; at least 14, or 18 with a tag
+}
+
+// EtherTypeExperimental is the EtherType of frames that are neither
+// IPv4 nor tagged (IEEE 802 local experimental 1).
+const EtherTypeExperimental = 0x88B5
+
+// BuildL2 builds the frame s describes. An IPv4 header that does not fit
+// the length is left out; its checksum is right and its total length
+// covers the rest of the frame.
+func BuildL2(rng *rand.Rand, s L2Spec) []byte {
+	f := make([]byte, s.Len)
+	for i := range f {
+		f[i] = byte(rng.Uint32())
+	}
+	copy(f[0:6], s.Dst[:])
+	copy(f[6:12], s.Src[:])
+	off := 12
+	if s.VLAN && s.Len >= 18 {
+		binary.BigEndian.PutUint16(f[12:], 0x8100)
+		binary.BigEndian.PutUint16(f[14:], uint16(s.PCP&7)<<13|s.VID&0x0FFF)
+		off = 16
+	}
+	if off+2 > s.Len {
+		return f
+	}
+	if !s.IPv4 || off+2+20 > s.Len {
+		binary.BigEndian.PutUint16(f[off:], EtherTypeExperimental)
+		return f
+	}
+	binary.BigEndian.PutUint16(f[off:], 0x0800)
+	ip := f[off+2 : off+2+20]
+	ip[0] = 0x45
+	ip[1] = s.DSCP<<2 | s.ECN&3
+	binary.BigEndian.PutUint16(ip[2:], uint16(s.Len-off-2))
+	binary.BigEndian.PutUint16(ip[6:], 0x4000) // DF
+	ip[8] = 64
+	ip[9] = 253 // experimental protocol (RFC 3692)
+	ip[10], ip[11] = 0, 0
+	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip))
+	return f
+}
