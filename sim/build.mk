@@ -3,7 +3,8 @@
 # Included by the top-level Makefile; on its own, from the repository root:
 #   make -f sim/build.mk models           build every model (incremental)
 #   make -f sim/build.mk models-lint      verilator --lint-only -Wall per model
-#   make -f sim/build.mk models-test      protocol smoke test (python3)
+#   make -f sim/build.mk models-test      protocol smoke test (python3) and the
+#                                         DMA port tests (go test, test models)
 #   make -f sim/build.mk models-bench     raw-mode speed, 64 and 1500 B frames
 # A model is rebuilt only when its RTL, its main, the sim/ library or this
 # file changed; Verilator's own make then recompiles only what changed. It
@@ -12,6 +13,7 @@
 
 VERILATOR      ?= verilator
 PYTHON3        ?= python3
+GO             ?= go
 BUILD          ?= build
 SIM_DIR        ?= sim
 SIM_MODELS_DIR ?= $(BUILD)/models
@@ -24,9 +26,10 @@ SIM_VFLAGS := --cc --exe --build -Wall --assert -x-assign fast --trace-fst \
 # hooks.cpp replaces Verilator's $finish/$stop/fatal handlers.
 SIM_CFLAGS := -std=c++17 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -I$(abspath $(SIM_DIR))
 
-SIM_LIB_SRCS := $(addprefix $(SIM_DIR)/,model.cpp session.cpp raw.cpp sim.cpp axis.cpp csr.cpp memory.cpp \
+SIM_LIB_SRCS := $(addprefix $(SIM_DIR)/,model.cpp session.cpp raw.cpp sim.cpp axis.cpp csr.cpp dma.cpp memory.cpp \
                   socket.cpp hooks.cpp)
-SIM_LIB_HDRS := $(addprefix $(SIM_DIR)/,proto.h signal.h rng.h axis.h csr.h memory.h socket.h sim.h model.h run.h)
+SIM_LIB_HDRS := $(addprefix $(SIM_DIR)/,proto.h signal.h rng.h axis.h csr.h dma.h memory.h socket.h sim.h model.h \
+                  run.h)
 
 sim_empty :=
 sim_space := $(sim_empty) $(sim_empty)
@@ -73,8 +76,8 @@ $(eval $(call sim_nic_icrc,nic_icrc_512,512))
 
 # Test-only models (built by models-test, not by models): a top that breaks
 # the AXI-Stream and CSR rules on request, the FIFO with an illegal DEPTH,
-# and multi-port loops with narrow and odd widths.
-SIM_TEST_MODELS := axis_misuse_64 axis_fifo_bad_depth axis_loop_8x2 axis_loop_24x3
+# multi-port loops with narrow and odd widths, and a DMA copy engine.
+SIM_TEST_MODELS := axis_misuse_64 axis_fifo_bad_depth axis_loop_8x2 axis_loop_24x3 dma_copy_64 dma_copy_512
 axis_misuse_64.top    := axis_misuse_top
 axis_misuse_64.rtl    := $(SIM_DIR)/test/axis_misuse_top.sv
 axis_misuse_64.main   := $(SIM_DIR)/test/axis_misuse_top.cpp
@@ -97,6 +100,19 @@ $1.out    := $3
 endef
 $(eval $(call sim_axis_loop,axis_loop_8x2,8,2))
 $(eval $(call sim_axis_loop,axis_loop_24x3,24,3))
+
+# $(call sim_dma_copy,NAME,DATA_WIDTH): copy commands over the DMA port.
+define sim_dma_copy
+$1.top    := dma_copy_top
+$1.rtl    := $(SIM_DIR)/test/dma_copy_top.sv
+$1.main   := $(SIM_DIR)/test/dma_copy_top.cpp
+$1.params := DATA_WIDTH=$2 DEPTH=32
+$1.dw     := $2
+$1.in     := 1
+$1.out    := 1
+endef
+$(eval $(call sim_dma_copy,dma_copy_64,64))
+$(eval $(call sim_dma_copy,dma_copy_512,512))
 SIM_MODELS := $(filter-out $(SIM_TEST_MODELS),$(SIM_MODELS))
 
 # $(call sim_model_bin,NAME): path of the model program.
@@ -125,14 +141,18 @@ models-lint-$1:
 endef
 $(foreach m,$(SIM_MODELS) $(SIM_TEST_MODELS),$(eval $(call sim_model_rule,$m)))
 
-models-lint: $(addprefix models-lint-,$(SIM_MODELS) axis_misuse_64 axis_loop_8x2 axis_loop_24x3) ## lint every model top with its build parameters
+models-lint: $(addprefix models-lint-,$(SIM_MODELS) axis_misuse_64 axis_loop_8x2 axis_loop_24x3 dma_copy_64 dma_copy_512) ## lint every model top with its build parameters
 
-models-test: $(foreach m,axis_fifo_64 axis_fifo_512 $(SIM_TEST_MODELS),$(call sim_model_bin,$m)) ## socket protocol smoke test of the models (python3)
+# The DMA port tests are cosim/dma_model_test.go; told where the test models
+# are, they fail rather than skip when one is missing.
+models-test: $(foreach m,axis_fifo_64 axis_fifo_512 $(SIM_TEST_MODELS),$(call sim_model_bin,$m)) ## socket protocol smoke test of the models (python3), DMA port tests (go)
 	$(PYTHON3) $(SIM_DIR)/test/proto_smoke.py $(call sim_model_bin,axis_fifo_64) \
 	  --misuse $(call sim_model_bin,axis_misuse_64) --bad-param $(call sim_model_bin,axis_fifo_bad_depth)
 	$(PYTHON3) $(SIM_DIR)/test/proto_smoke.py $(call sim_model_bin,axis_fifo_512)
 	$(PYTHON3) $(SIM_DIR)/test/proto_smoke.py $(call sim_model_bin,axis_loop_8x2)
 	$(PYTHON3) $(SIM_DIR)/test/proto_smoke.py $(call sim_model_bin,axis_loop_24x3)
+	COSIM_REQUIRE_TEST_MODELS=1 COSIM_TEST_MODELS_DIR=$(abspath $(SIM_MODELS_DIR)) \
+	  $(GO) test -count=1 -run '^TestDMA' ./cosim
 
 models-bench: $(call sim_model_bin,axis_fifo_64) $(call sim_model_bin,axis_fifo_512) ## raw model speed (cycles/s, frames/s) for 64 and 1500 B frames
 	@for m in $(call sim_model_bin,axis_fifo_64) $(call sim_model_bin,axis_fifo_512); do \

@@ -3,8 +3,8 @@
 //
 // Sparse and byte addressable over the whole 64-bit space: 4 KiB pages
 // created on first write; bytes never written read as zero. The harness
-// fills and inspects it with MEM_WRITE / MEM_READ; a DMA adapter on the
-// top's ports will use the same read()/write().
+// fills and inspects it with MEM_WRITE / MEM_READ; the top's DMA port
+// (DmaHost, dma.h) uses the same read()/write().
 #pragma once
 
 #include <cstddef>

@@ -25,13 +25,15 @@ void usage(const ModelInfo& info, std::FILE* to) {
                  "  --timeout SEC          exit 1 if the harness is silent that long (default 0: forever)\n"
                  "  --trace FILE.fst       write an FST trace (HELLO_ACK may also ask for one)\n"
                  "  --info                 print the HELLO text (name, top, parameters) and exit\n"
+                 "  --dma-read-latency N   cycles from a DMA read request to its first beat (default %llu)\n"
                  "  --raw N                benchmark without a socket: N frames per input port\n"
                  "  --size BYTES           raw frame size (default 64)\n"
                  "  --check                raw: output port p must carry exactly input port p's frames\n"
                  "  --window CYCLES        raw: cycles between refills (default 4096)\n"
                  "  --seed N, --gap PCT, --stall PCT   raw: backpressure as HELLO_ACK would set it\n",
                  info.top.c_str(), info.top.c_str(), info.top.c_str(), info.name.c_str(), info.top.c_str(),
-                 info.params.c_str(), info.data_width, info.in_ports, info.out_ports);
+                 info.params.c_str(), info.data_width, info.in_ports, info.out_ports,
+                 static_cast<unsigned long long>(kDmaReadLatency));
 }
 
 bool parse_u64(const std::string& s, uint64_t& v) {
@@ -42,7 +44,7 @@ bool parse_u64(const std::string& s, uint64_t& v) {
 
 }  // namespace
 
-std::string hello_text(const ModelInfo& info) {
+std::string hello_text(const ModelInfo& info, const Options& opt) {
     std::ostringstream t;
     t << "name=" << info.name << "\n";
     t << "top=" << info.top << "\n";
@@ -52,6 +54,8 @@ std::string hello_text(const ModelInfo& info) {
     }
     t << "reset_cycles=" << Sim::kResetCycles << "\n";
     t << "csr=" << (info.has_csr ? 1 : 0) << "\n";
+    t << "dma=" << (info.has_dma ? 1 : 0) << "\n";
+    if (info.has_dma) t << "dma_read_latency=" << opt.dma_read_latency << "\n";
     t << "idle=" << (info.has_idle ? 1 : 0) << "\n";
     return t.str();
 }
@@ -65,7 +69,7 @@ void Instance::start(const Options& opt, const DutFactory& make, const std::stri
     if (tracing) ctx_->traceEverOn(true);  // before the model is built
     dut_ = make(*ctx_);
     if (tracing) dut_->trace_open(trace_path);
-    sim_ = std::make_unique<Sim>(*ctx_, *dut_, bp, tracing);
+    sim_ = std::make_unique<Sim>(*ctx_, *dut_, bp, tracing, opt.dma_read_latency);
     sim_->reset();
 }
 
@@ -78,6 +82,15 @@ void Instance::stop() {
         std::fprintf(stderr, "final: %s\n", e.what());
     }
     dut_->trace_close();
+}
+
+void print_dma_counters(const ModelInfo& info, const Sim& sim) {
+    if (!sim.has_dma()) return;
+    const DmaCounters& c = sim.dma_counters();
+    std::fprintf(stderr, "model %s: dma: %llu reads, %llu bytes read; %llu writes, %llu bytes written\n",
+                 info.name.c_str(), static_cast<unsigned long long>(c.reads),
+                 static_cast<unsigned long long>(c.read_bytes), static_cast<unsigned long long>(c.writes),
+                 static_cast<unsigned long long>(c.write_bytes));
 }
 
 int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& make) {
@@ -121,6 +134,12 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
             value(o.trace_path);
         } else if (a == "--info") {
             o.info = true;
+        } else if (a == "--dma-read-latency") {
+            number(o.dma_read_latency, kDmaMaxReadLatency);
+            if (o.dma_read_latency == 0) {
+                std::fprintf(stderr, "%s: --dma-read-latency must be at least 1\n", info.name.c_str());
+                return 2;
+            }
         } else if (a == "--raw") {
             number(o.raw_frames, uint64_t(1) << 40);
             o.raw = true;
@@ -150,7 +169,7 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
     }
 
     if (o.info) {
-        std::fputs(hello_text(info).c_str(), stdout);
+        std::fputs(hello_text(info, o).c_str(), stdout);
         return 0;
     }
     const int modes = int(!o.socket_path.empty()) + int(!o.listen_addr.empty()) + int(o.raw);

@@ -8,11 +8,11 @@
 //     }
 //
 // run<Top>() binds the top's ports by their convention names (sim.h) with
-// bind_ports<Top>(), detects the optional CSR and idle ports at compile
-// time, and hands a type-erased Dut to run_main(), which parses the command
+// bind_ports<Top>(), detects the optional CSR, DMA and idle ports at
+// compile time, and hands a type-erased Dut to run_main(), which parses the command
 // line and runs the socket protocol (session.cpp) or the raw benchmark
-// (raw.cpp). A top with extra ports (a DMA port, say) passes a `customize`
-// callback that binds them after the standard ones.
+// (raw.cpp). A top with extra ports passes a `customize` callback that
+// binds them after the standard ones.
 //
 // build_info() comes from defines the build sets (sim/build.mk):
 //   COSIM_MODEL=<model name>  COSIM_TOP=<Verilog top>
@@ -44,6 +44,7 @@ struct ModelInfo {
     uint32_t in_ports = 0;
     uint32_t out_ports = 0;
     bool has_csr = false;   // filled by run<Top>()
+    bool has_dma = false;   // filled by run<Top>()
     bool has_idle = false;  // filled by run<Top>()
 };
 
@@ -81,6 +82,11 @@ template <class T>
 struct HasCsr<T, std::void_t<decltype(std::declval<T&>().csr_rvalid)>> : std::true_type {};
 
 template <class T, class = void>
+struct HasDma : std::false_type {};
+template <class T>
+struct HasDma<T, std::void_t<decltype(std::declval<T&>().dma_rd_req_valid)>> : std::true_type {};
+
+template <class T, class = void>
 struct HasIdle : std::false_type {};
 template <class T>
 struct HasIdle<T, std::void_t<decltype(std::declval<T&>().idle)>> : std::true_type {};
@@ -109,6 +115,27 @@ Ports bind_ports(Top& t, const ModelInfo& m) {
         p.csr = CsrBus{sig(t.csr_addr, 16, "csr_addr"), sig(t.csr_wdata, 32, "csr_wdata"),
                        sig(t.csr_we, 1, "csr_we"),      sig(t.csr_re, 1, "csr_re"),
                        sig(t.csr_rdata, 32, "csr_rdata"), sig(t.csr_rvalid, 1, "csr_rvalid")};
+    }
+    if constexpr (HasDma<Top>::value) {
+        DmaBus& d = p.dma;
+        d.rd_req_valid = sig(t.dma_rd_req_valid, 1, "dma_rd_req_valid");
+        d.rd_req_ready = sig(t.dma_rd_req_ready, 1, "dma_rd_req_ready");
+        d.rd_req_addr = sig(t.dma_rd_req_addr, 64, "dma_rd_req_addr");
+        d.rd_req_len = sig(t.dma_rd_req_len, kDmaLenBits, "dma_rd_req_len");
+        d.rd_req_tag = sig(t.dma_rd_req_tag, kDmaTagBits, "dma_rd_req_tag");
+        d.rd_resp_data = sig(t.dma_rd_resp_data, dw, "dma_rd_resp_data");
+        d.rd_resp_keep = sig(t.dma_rd_resp_keep, dw / 8, "dma_rd_resp_keep");
+        d.rd_resp_valid = sig(t.dma_rd_resp_valid, 1, "dma_rd_resp_valid");
+        d.rd_resp_ready = sig(t.dma_rd_resp_ready, 1, "dma_rd_resp_ready");
+        d.rd_resp_last = sig(t.dma_rd_resp_last, 1, "dma_rd_resp_last");
+        d.rd_resp_tag = sig(t.dma_rd_resp_tag, kDmaTagBits, "dma_rd_resp_tag");
+        d.wr_valid = sig(t.dma_wr_valid, 1, "dma_wr_valid");
+        d.wr_ready = sig(t.dma_wr_ready, 1, "dma_wr_ready");
+        d.wr_addr = sig(t.dma_wr_addr, 64, "dma_wr_addr");
+        d.wr_data = sig(t.dma_wr_data, dw, "dma_wr_data");
+        d.wr_keep = sig(t.dma_wr_keep, dw / 8, "dma_wr_keep");
+        d.wr_last = sig(t.dma_wr_last, 1, "dma_wr_last");
+        d.data_width = dw;
     }
     if constexpr (HasIdle<Top>::value) p.idle = sig(t.idle, 1, "idle");
     return p;
@@ -148,6 +175,7 @@ private:
 template <class Top>
 int run(int argc, char** argv, ModelInfo info, typename VerilatedDut<Top>::Customize customize = nullptr) {
     info.has_csr = HasCsr<Top>::value;
+    info.has_dma = HasDma<Top>::value;
     info.has_idle = HasIdle<Top>::value;
     return run_main(argc, argv, info, [info, customize](VerilatedContext& ctx) -> std::unique_ptr<Dut> {
         return std::make_unique<VerilatedDut<Top>>(ctx, info, customize);

@@ -128,6 +128,7 @@ int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make) {
         std::printf("  wall %.3f s: %.2f M cycles/s, %.3f M frames/s; cpu %.3f s: %.2f M cycles/s, %.3f M frames/s\n",
                     secs, double(cycles) / secs / 1e6, double(frames_out) / secs / 1e6, cpu,
                     double(cycles) / cpu / 1e6, double(frames_out) / cpu / 1e6);
+        print_dma_counters(info, sim);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", info.name.c_str(), e.what());
         model.stop();

@@ -24,7 +24,8 @@ public:
     // True with probability pct/100 (pct 0..100); one draw per call.
     bool chance(uint32_t pct) { return ((next() >> 32) * 100u >> 32) < pct; }
 
-    // The stream for one adapter: role 1 = source, 2 = sink.
+    // The stream for one adapter: role 1 = source, 2 = sink, 3 and 4 = the
+    // DMA port's response gaps and readies (dma.cpp).
     static SplitMix64 stream(uint64_t seed, uint32_t role, uint32_t port) {
         SplitMix64 mix(seed ^ (uint64_t(role) << 56) ^ (uint64_t(port) << 32));
         return SplitMix64(mix.next());

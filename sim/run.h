@@ -19,6 +19,7 @@ struct Options {
 
     std::string trace_path;  // --trace FILE.fst (HELLO_ACK's path wins)
     bool info = false;       // --info: print the HELLO text and exit
+    uint64_t dma_read_latency = kDmaReadLatency;  // --dma-read-latency (both modes)
 
     // Raw mode (--raw N): no socket, generated frames, the same adapters.
     bool raw = false;
@@ -56,7 +57,10 @@ private:
 };
 
 // HELLO text: key=value lines.
-std::string hello_text(const ModelInfo& info);
+std::string hello_text(const ModelInfo& info, const Options& opt);
+
+// The DMA counters line a model with a DMA port prints to stderr at exit.
+void print_dma_counters(const ModelInfo& info, const Sim& sim);
 
 int serve_socket(const Options& opt, const ModelInfo& info, const DutFactory& make);
 int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make);

@@ -134,7 +134,6 @@ private:
     const ModelInfo& info_;
     const DutFactory& make_;
     Instance model_;
-    HostMemory mem_;
     std::vector<uint8_t> body_;     // body of the message being handled
     Out reply_;                     // the RUN reply being built
     Out mem_reply_;                 // MEM_DATA answers for the current window
@@ -181,7 +180,7 @@ void Session::harness_error(const MsgHeader& h) {
 }
 
 void Session::hello() {
-    const std::string text = hello_text(info_);
+    const std::string text = hello_text(info_, opt_);
     HelloBody b{};
     b.version = kProtoVersion;
     b.data_width = info_.data_width;
@@ -282,7 +281,7 @@ void Session::mem_write(const MsgHeader& h) {
                                            std::to_string(kMaxBody) + ")");
     }
     if (n != 0 && m.addr + (n - 1) < m.addr) throw ProtoError(kErrProtocol, "MEM_WRITE wraps past 2^64");
-    mem_.write(m.addr, body_.data() + sizeof m, n);
+    model_.sim().memory().write(m.addr, body_.data() + sizeof m, n);
 }
 
 void Session::mem_read(const MsgHeader& h) {
@@ -294,7 +293,7 @@ void Session::mem_read(const MsgHeader& h) {
     }
     if (m.length != 0 && m.addr + (m.length - 1) < m.addr) throw ProtoError(kErrProtocol, "MEM_READ wraps past 2^64");
     std::vector<uint8_t> data(m.length);
-    mem_.read(m.addr, data.data(), data.size());
+    model_.sim().memory().read(m.addr, data.data(), data.size());
     mem_reply_.add(kMemData, 0, model_.sim().now(), MemBody{m.addr, m.length, 0}, data.data(), data.size());
 }
 
@@ -397,6 +396,7 @@ int Session::run() {
         send_error(kErrInternal, e.what());
     }
     model_.stop();
+    if (model_.started()) print_dma_counters(info_, model_.sim());
     return status;
 }
 

@@ -6,14 +6,18 @@
 
 namespace cosim {
 
-Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing)
+Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing, uint64_t dma_read_latency)
     : ctx_(ctx),
       dut_(dut),
       clk_(dut.ports.clk.p),
       csr_bus_(dut.ports.csr),
       idle_(dut.ports.idle),
       tracing_(tracing),
-      csr_(dut.ports.csr) {
+      csr_(dut.ports.csr),
+      dma_bus_(dut.ports.dma) {
+    if (dma_bus_) {
+        dma_ = DmaHost(dma_bus_, mem_, dma_read_latency, bp.seed, bp.src_gap_pct, bp.sink_stall_pct);
+    }
     // Half a cycle is 0.5 ns in the context's precision, at least one unit.
     const int units_per_ns_log10 = -9 - ctx.timeprecision();
     const double half = units_per_ns_log10 > 0 ? std::pow(10.0, units_per_ns_log10) / 2 : 1.0;
@@ -52,7 +56,8 @@ void Sim::reset() {
     Ports& p = dut_.ports;
     // Every input gets a value before the first eval.
     for (Sig s : {p.in.tdata, p.in.tkeep, p.in.tvalid, p.in.tlast, p.in.tuser, p.out.tready, p.csr.addr,
-                  p.csr.wdata, p.csr.we, p.csr.re}) {
+                  p.csr.wdata, p.csr.we, p.csr.re, p.dma.rd_req_ready, p.dma.rd_resp_data, p.dma.rd_resp_keep,
+                  p.dma.rd_resp_valid, p.dma.rd_resp_last, p.dma.rd_resp_tag, p.dma.wr_ready}) {
         s.clear();
     }
     *clk_ = 0;
@@ -75,11 +80,13 @@ void Sim::run_until(uint64_t end) {
             for (AxisSource& s : sources_) s.drive(now_);
             for (AxisSink& s : sinks_) s.drive(now_);
             if (csr_bus_) csr_.drive(now_);
+            if (dma_bus_) dma_.drive(now_);
             cycle([this] {
                 // Handshakes as the flops see them at the rising edge.
                 for (AxisSource& s : sources_) s.sample(now_, accepts);
                 for (AxisSink& s : sinks_) s.sample(now_, frames);
                 if (csr_bus_) csr_.sample(now_, csr_results);
+                if (dma_bus_) dma_.sample(now_);
             });
             if (ctx_.gotFinish()) finished();
             ++now_;
@@ -96,7 +103,7 @@ size_t Sim::frames_queued() const {
 }
 
 bool Sim::busy() const {
-    if (frames_queued() != 0 || csr_.busy()) return true;
+    if (frames_queued() != 0 || csr_.busy() || dma_.busy()) return true;
     for (const AxisSink& s : sinks_) {
         if (s.mid_frame()) return true;
     }

@@ -8,7 +8,8 @@
 //   s_axis_tvalid [IN-1:0]  s_axis_tready [IN-1:0] (out)
 //   s_axis_tlast [IN-1:0]   s_axis_tuser [IN-1:0]
 //   m_axis_* the same for the OUT outputs (tready is the input there)
-//   csr_* (optional, see csr.h), idle (optional output, 1 = nothing inside)
+//   csr_* (optional, see csr.h), dma_* (optional, see dma.h),
+//   idle (optional output, 1 = nothing inside)
 //
 // Clock and time:
 //   - One clock, one cycle per loop. In each cycle: clk falls, the adapters
@@ -29,6 +30,8 @@
 
 #include "axis.h"
 #include "csr.h"
+#include "dma.h"
+#include "memory.h"
 #include "signal.h"
 #include "verilated.h"
 
@@ -39,6 +42,7 @@ struct Ports {
     Sig clk, rst;
     AxisBus in, out;
     CsrBus csr;  // empty if the top has no CSR port
+    DmaBus dma;  // empty if the top has no DMA port
     Sig idle;    // empty if the top has no idle output
 };
 
@@ -73,7 +77,9 @@ public:
     static constexpr uint32_t kResetCycles = 8;
 
     // ctx and dut must outlive the Sim. tracing: call dut.trace_dump().
-    Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing);
+    // dma_read_latency: L of the DMA port (dma.h), if the top has one.
+    Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing,
+        uint64_t dma_read_latency = kDmaReadLatency);
 
     // Resets the DUT; afterwards now() == 0. Throws ModelError.
     void reset();
@@ -85,6 +91,11 @@ public:
     uint32_t in_ports() const { return uint32_t(sources_.size()); }
     uint32_t out_ports() const { return uint32_t(sinks_.size()); }
     bool has_csr() const { return bool(csr_bus_); }
+    bool has_dma() const { return bool(dma_bus_); }
+
+    // The host memory: MEM_WRITE/MEM_READ and the top's DMA port use it.
+    HostMemory& memory() { return mem_; }
+    const DmaCounters& dma_counters() const { return dma_.counters(); }
 
     // Queues an input frame on port (< in_ports()).
     void push_frame(uint32_t port, InFrame f) { sources_[port].push(std::move(f)); }
@@ -94,8 +105,9 @@ public:
     // Input frames not yet fully accepted, on one port and over all.
     size_t queued(uint32_t port) const { return sources_[port].queued(); }
     size_t frames_queued() const;
-    // Inputs queued, a CSR access pending, an output frame half out, or the
-    // top's idle output low.
+    // Inputs queued, a CSR access pending, an output frame half out, DMA
+    // reads outstanding or a DMA write half done, or the top's idle output
+    // low.
     bool busy() const;
     uint64_t src_stalls() const;
     uint64_t sink_stalls() const;
@@ -122,6 +134,9 @@ private:
     std::vector<AxisSource> sources_;
     std::vector<AxisSink> sinks_;
     CsrMaster csr_;
+    HostMemory mem_;
+    DmaBus dma_bus_;
+    DmaHost dma_;
 };
 
 }  // namespace cosim
