@@ -311,7 +311,7 @@ func (e *Encoder) Encode(m *Msg) error {
 // and HELLO_ACK. Violations are *ProtocolError.
 //
 // Buffers: Frame.Data and Mem.Data of a decoded Msg alias the Decoder's
-// body buffer and are valid only until the next Read; copy them to keep
+// buffers and are valid only until the next Read; copy them to keep
 // them. Text fields (Hello.Text, HelloAck.TracePath, ErrorMsg.Text) are
 // strings and stay valid. A Decoder is not safe for concurrent use.
 type Decoder struct {
@@ -319,11 +319,10 @@ type Decoder struct {
 	Model string
 
 	r    *bufio.Reader
-	hdr  [HeaderLen]byte
-	buf  []byte
-	off  int64 // bytes consumed so far
-	last int64 // offset of the last message's header
-	err  error // sticky: after an error the stream position is lost
+	buf  []byte // bodies larger than r's buffer
+	off  int64  // bytes consumed so far
+	last int64  // offset of the last message's header
+	err  error  // sticky: after an error the stream position is lost
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -356,30 +355,52 @@ func (d *Decoder) Read(m *Msg) error {
 	return d.err
 }
 
+// take returns the next n bytes of the stream and consumes them, like
+// io.ReadFull: with how many came, io.EOF when none did before the end,
+// io.ErrUnexpectedEOF when some did. Bytes that fit in the reader's
+// buffer are not copied: they alias it, as a larger read aliases d.buf,
+// valid until the next take. A reply brings thousands of small messages,
+// and copying each out of the buffer cost as much as decoding it.
+func (d *Decoder) take(n int) ([]byte, int, error) {
+	if n <= d.r.Size() {
+		b, err := d.r.Peek(n)
+		d.r.Discard(len(b))
+		d.off += int64(len(b))
+		if err != nil {
+			if err == io.EOF && len(b) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, len(b), err
+		}
+		return b, n, nil
+	}
+	if cap(d.buf) < n {
+		d.buf = make([]byte, n)
+	}
+	b := d.buf[:n]
+	got, err := io.ReadFull(d.r, b)
+	d.off += int64(got)
+	return b, got, err
+}
+
 func (d *Decoder) read(m *Msg) error {
 	d.last = d.off
-	n, err := io.ReadFull(d.r, d.hdr[:])
-	d.off += int64(n)
+	hdr, n, err := d.take(HeaderLen)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return d.perr(0, io.ErrUnexpectedEOF, "truncated header: EOF after %d of %d bytes", n, HeaderLen)
 		}
 		return err
 	}
-	h := parseHeader(d.hdr[:])
+	h := parseHeader(hdr)
 	if h.Type == 0 || int(h.Type) >= len(specs) {
-		return d.perr(0, nil, "unknown message type %d (header % x)", uint16(h.Type), d.hdr[:])
+		return d.perr(0, nil, "unknown message type %d (header % x)", uint16(h.Type), hdr)
 	}
 	sp := specs[h.Type]
 	if h.Len > MaxBody {
 		return d.perr(h.Type, nil, "body length %d is above the maximum %d", h.Len, MaxBody)
 	}
-	if cap(d.buf) < int(h.Len) {
-		d.buf = make([]byte, max(int(h.Len), 4096))
-	}
-	b := d.buf[:h.Len]
-	n, err = io.ReadFull(d.r, b)
-	d.off += int64(n)
+	b, n, err := d.take(int(h.Len))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return d.perr(h.Type, io.ErrUnexpectedEOF, "truncated body: EOF after %d of %d bytes", n, h.Len)

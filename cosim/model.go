@@ -144,8 +144,7 @@ type Model struct {
 	outSeq  []uint32   // next output seq
 	outLast []uint64   // first-beat cycle of the last output frame + 1 (0: none yet)
 	tmpLast []uint64   // scratch for checkWindow
-	fspans  [][2]int   // scratch: arena offsets of the reply's frame data
-	mspans  [][2]int   // and of its memory data
+	slab    []byte     // reply data is cut from here (keep)
 }
 
 func validName(name string) bool {

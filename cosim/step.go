@@ -189,19 +189,34 @@ func (m *Model) checkWindow(w *Window) error {
 // caller may reuse w's slices afterwards; Step writes Seq into each
 // element of w.Frames. The caller owns everything in the Reply.
 func (m *Model) Step(ctx context.Context, w Window) (Reply, error) {
+	var r Reply
+	if err := m.StepInto(ctx, w, &r); err != nil {
+		return Reply{}, err
+	}
+	return r, nil
+}
+
+// StepInto is Step, with the reply written into r: it reuses the room of
+// r's slices (Accepts, Frames, CSRData, MemData) instead of making new
+// ones, so a caller that steps every window saves their allocations. The
+// caller must be done with those slices' elements from the previous
+// window. The frame and memory data the elements point to are not reused:
+// they stay the caller's, as with Step. On error *r is reset to empty.
+func (m *Model) StepInto(ctx context.Context, w Window, r *Reply) error {
+	*r = Reply{Accepts: r.Accepts[:0], Frames: r.Frames[:0], CSRData: r.CSRData[:0], MemData: r.MemData[:0]}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.usable("step"); err != nil {
-		return Reply{}, err
+		return err
 	}
 	if !m.shook {
-		return Reply{}, &ModelError{Model: m.name, Op: "step", Err: errors.New("Step before Handshake")}
+		return &ModelError{Model: m.name, Op: "step", Err: errors.New("Step before Handshake")}
 	}
 	if err := m.checkWindow(&w); err != nil {
-		return Reply{}, &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
+		return &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
 	}
 	if err := ctx.Err(); err != nil {
-		return Reply{}, &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
+		return &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
 	}
 	start := m.cycle
 	m.enc.Reset()
@@ -230,83 +245,95 @@ func (m *Model) Step(ctx context.Context, w Window) (Reply, error) {
 	end := m.begin(ctx, m.t.Step)
 	defer end()
 	if err := m.enc.Flush(); err != nil {
-		return Reply{}, m.fail(ctx, fmt.Sprintf("step to cycle %d: sending the window", w.Target), m.sentError(err))
+		*r = Reply{}
+		return m.fail(ctx, fmt.Sprintf("step to cycle %d: sending the window", w.Target), m.sentError(err))
 	}
-	r, n, err := m.readReply(&w, start)
+	n, err := m.readReply(&w, start, r)
 	if err != nil {
-		return Reply{}, m.fail(ctx, fmt.Sprintf("step to cycle %d: waiting for DONE (%d reply messages received)", w.Target, n), err)
+		*r = Reply{}
+		return m.fail(ctx, fmt.Sprintf("step to cycle %d: waiting for DONE (%d reply messages received)", w.Target, n), err)
 	}
 	m.cycle = w.Target
-	return r, nil
+	return nil
+}
+
+// slabSize is the size of the blocks reply data is cut from. One block
+// holds thousands of small frames, so a window costs a few allocations
+// instead of a growing buffer per reply.
+const slabSize = 1 << 20
+
+// keep copies b into the current slab and returns the copy, capped so
+// that an append by its owner cannot run into the next piece. Pieces
+// handed out are never written again: a full slab is left to the garbage
+// collector once its pieces are dropped, never reused.
+func (m *Model) keep(b []byte) []byte {
+	if cap(m.slab)-len(m.slab) < len(b) {
+		m.slab = make([]byte, 0, max(slabSize, len(b)))
+	}
+	at := len(m.slab)
+	m.slab = append(m.slab, b...)
+	return m.slab[at:len(m.slab):len(m.slab)]
 }
 
 // readReply reads ACCEPT*, FRAME*, CSR_DATA*, MEM_DATA* (in any order)
-// and DONE. It returns how many messages it read.
-func (m *Model) readReply(w *Window, start uint64) (Reply, int, error) {
-	var (
-		r     Reply
-		arena []byte // one allocation for the reply's frame and memory data
-	)
-	m.fspans, m.mspans = m.fspans[:0], m.mspans[:0]
+// and DONE into r, whose slices are empty. It returns how many messages it
+// read.
+func (m *Model) readReply(w *Window, start uint64, r *Reply) (int, error) {
 	msg := &m.msg
 	for n := 0; ; n++ {
 		if err := m.dec.Read(msg); err != nil {
-			return Reply{}, n, err
+			return n, err
 		}
 		switch msg.Type {
 		case MsgAccept:
 			a := msg.Accept
 			if int(a.Port) >= len(m.pending) {
-				return Reply{}, n, m.perr(msg.Type, "port %d, but the model has %d input ports", a.Port, len(m.pending))
+				return n, m.perr(msg.Type, "port %d, but the model has %d input ports", a.Port, len(m.pending))
 			}
 			q := m.pending[a.Port]
 			if len(q) == 0 || a.Seq != m.inSeq[a.Port]-uint32(len(q)) {
-				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d: expected the ACCEPT of seq %d (%d frames sent)",
+				return n, m.perr(msg.Type, "frame seq %d of port %d: expected the ACCEPT of seq %d (%d frames sent)",
 					a.Seq, a.Port, m.inSeq[a.Port]-uint32(len(q)), m.inSeq[a.Port])
 			}
 			if a.Cycle < q[0] {
-				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d accepted at cycle %d, before its arrival at %d", a.Seq, a.Port, a.Cycle, q[0])
+				return n, m.perr(msg.Type, "frame seq %d of port %d accepted at cycle %d, before its arrival at %d", a.Seq, a.Port, a.Cycle, q[0])
 			}
 			if a.LastCycle < start || a.LastCycle >= w.Target {
-				return Reply{}, n, m.perr(msg.Type, "frame seq %d of port %d: last beat at cycle %d, outside the window [%d, %d)", a.Seq, a.Port, a.LastCycle, start, w.Target)
+				return n, m.perr(msg.Type, "frame seq %d of port %d: last beat at cycle %d, outside the window [%d, %d)", a.Seq, a.Port, a.LastCycle, start, w.Target)
 			}
 			m.pending[a.Port] = q[1:]
 			r.Accepts = append(r.Accepts, a)
 		case MsgFrame:
 			f := msg.Frame
 			if int(f.Port) >= len(m.outSeq) {
-				return Reply{}, n, m.perr(msg.Type, "port %d, but the model has %d output ports", f.Port, len(m.outSeq))
+				return n, m.perr(msg.Type, "port %d, but the model has %d output ports", f.Port, len(m.outSeq))
 			}
 			if f.Seq != m.outSeq[f.Port] {
-				return Reply{}, n, m.perr(msg.Type, "seq %d on output port %d, want %d", f.Seq, f.Port, m.outSeq[f.Port])
+				return n, m.perr(msg.Type, "seq %d on output port %d, want %d", f.Seq, f.Port, m.outSeq[f.Port])
 			}
 			if f.Cycle >= w.Target {
-				return Reply{}, n, m.perr(msg.Type, "first beat at cycle %d, not before the window's end %d", f.Cycle, w.Target)
+				return n, m.perr(msg.Type, "first beat at cycle %d, not before the window's end %d", f.Cycle, w.Target)
 			}
 			if f.Cycle+1 <= m.outLast[f.Port] {
-				return Reply{}, n, m.perr(msg.Type, "seq %d on output port %d starts at cycle %d, not after the previous frame's %d", f.Seq, f.Port, f.Cycle, m.outLast[f.Port]-1)
+				return n, m.perr(msg.Type, "seq %d on output port %d starts at cycle %d, not after the previous frame's %d", f.Seq, f.Port, f.Cycle, m.outLast[f.Port]-1)
 			}
 			m.outSeq[f.Port]++
 			m.outLast[f.Port] = f.Cycle + 1
-			m.fspans = append(m.fspans, [2]int{len(arena), len(arena) + len(f.Data)})
-			arena = append(arena, f.Data...)
-			f.Data = nil
+			f.Data = m.keep(f.Data)
 			r.Frames = append(r.Frames, f)
 		case MsgCSRData:
 			i := len(r.CSRData)
 			if i >= len(w.CSRReads) || msg.CSR.Addr != w.CSRReads[i] {
-				return Reply{}, n, m.perr(msg.Type, "address %#x does not answer CSR read %d of %d", msg.CSR.Addr, i, len(w.CSRReads))
+				return n, m.perr(msg.Type, "address %#x does not answer CSR read %d of %d", msg.CSR.Addr, i, len(w.CSRReads))
 			}
 			r.CSRData = append(r.CSRData, msg.CSR)
 		case MsgMemData:
 			i := len(r.MemData)
 			if i >= len(w.MemReads) || msg.Mem.Addr != w.MemReads[i].Addr || msg.Mem.Length != w.MemReads[i].Length {
-				return Reply{}, n, m.perr(msg.Type, "%d bytes at %#x do not answer memory read %d of %d", msg.Mem.Length, msg.Mem.Addr, i, len(w.MemReads))
+				return n, m.perr(msg.Type, "%d bytes at %#x do not answer memory read %d of %d", msg.Mem.Length, msg.Mem.Addr, i, len(w.MemReads))
 			}
 			mem := msg.Mem
-			m.mspans = append(m.mspans, [2]int{len(arena), len(arena) + len(mem.Data)})
-			arena = append(arena, mem.Data...)
-			mem.Data = nil
+			mem.Data = m.keep(mem.Data)
 			r.MemData = append(r.MemData, mem)
 		case MsgDone:
 			d := msg.Done
@@ -316,30 +343,22 @@ func (m *Model) readReply(w *Window, start uint64) (Reply, int, error) {
 			}
 			switch {
 			case d.Cycle != w.Target:
-				return Reply{}, n, m.perr(msg.Type, "cycle %d, want the target %d", d.Cycle, w.Target)
+				return n, m.perr(msg.Type, "cycle %d, want the target %d", d.Cycle, w.Target)
 			case int(d.FramesOut) != len(r.Frames):
-				return Reply{}, n, m.perr(msg.Type, "frames_out %d, but %d FRAME messages came", d.FramesOut, len(r.Frames))
+				return n, m.perr(msg.Type, "frames_out %d, but %d FRAME messages came", d.FramesOut, len(r.Frames))
 			case int(d.FramesQueued) != queued:
-				return Reply{}, n, m.perr(msg.Type, "frames_queued %d, but %d input frames are sent and not accepted", d.FramesQueued, queued)
+				return n, m.perr(msg.Type, "frames_queued %d, but %d input frames are sent and not accepted", d.FramesQueued, queued)
 			case len(r.CSRData) != len(w.CSRReads):
-				return Reply{}, n, m.perr(msg.Type, "%d CSR reads answered of %d", len(r.CSRData), len(w.CSRReads))
+				return n, m.perr(msg.Type, "%d CSR reads answered of %d", len(r.CSRData), len(w.CSRReads))
 			case len(r.MemData) != len(w.MemReads):
-				return Reply{}, n, m.perr(msg.Type, "%d memory reads answered of %d", len(r.MemData), len(w.MemReads))
-			}
-			// The arena is final: hand out its pieces, capped so that an
-			// append by the caller cannot run into the next piece.
-			for i, s := range m.fspans {
-				r.Frames[i].Data = arena[s[0]:s[1]:s[1]]
-			}
-			for i, s := range m.mspans {
-				r.MemData[i].Data = arena[s[0]:s[1]:s[1]]
+				return n, m.perr(msg.Type, "%d memory reads answered of %d", len(r.MemData), len(w.MemReads))
 			}
 			r.Done = d
-			return r, n + 1, nil
+			return n + 1, nil
 		case MsgError:
-			return Reply{}, n, m.remote(msg)
+			return n, m.remote(msg)
 		default:
-			return Reply{}, n, m.perr(msg.Type, "unexpected %s while waiting for DONE", msg.Type)
+			return n, m.perr(msg.Type, "unexpected %s while waiting for DONE", msg.Type)
 		}
 	}
 }

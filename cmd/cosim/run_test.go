@@ -164,6 +164,39 @@ func TestRunMissingModel(t *testing.T) {
 	assert.Contains(t, stderr, "make build")
 }
 
+// A run that fails before any model starts still leaves summary.json
+// with the seed, the error and pass false: a model binary that is not
+// built (exit 1, as for a model that fails), or a top nobody registered
+// (exit 2, a bad scenario, with no rerun line).
+func TestRunNotStartedWritesSummary(t *testing.T) {
+	t.Run("missing model", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr, _ := cli(context.Background(), "run", "--seed", "4", "--out", out, "--models", t.TempDir())
+		assert.Equal(t, 1, code, "%s\n%s", stdout, stderr)
+		assert.Contains(t, stderr, "rerun with: cosim run --seed 4")
+		s := summaryOf(t, out)
+		assert.EqualValues(t, 4, s["seed"])
+		assert.Equal(t, false, s["pass"])
+		assert.Contains(t, s["error"], "model icrc: no binary for top nic_icrc")
+		assert.Contains(t, s["error"], "make build")
+	})
+	t.Run("unknown top", func(t *testing.T) {
+		scen := filepath.Join(t.TempDir(), "unknown_top.toml")
+		require.NoError(t, os.WriteFile(scen, []byte("name = \"unknown-top\"\ncycles = 1000\n\n"+
+			"[[model]]\nname = \"x\"\ntop = \"no_such_top\"\ndata_width = 64\n"), 0o644))
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr, _ := cli(context.Background(), "run", scen, "--seed", "8", "--out", out, "--models", t.TempDir())
+		assert.Equal(t, 2, code, "%s\n%s", stdout, stderr)
+		assert.Contains(t, stderr, `cosim: run: `+scen+`: model x: unknown RTL top "no_such_top" (known: [`)
+		assert.NotContains(t, stderr, "rerun with")
+		s := summaryOf(t, out)
+		assert.EqualValues(t, 8, s["seed"])
+		assert.Equal(t, "unknown-top", s["scenario"])
+		assert.Equal(t, false, s["pass"])
+		assert.Contains(t, s["error"], `unknown RTL top "no_such_top"`)
+	})
+}
+
 // signalMidRun runs testdata/run_long.toml on the real model, its model
 // renamed victim (which names its socket, by which its process is found),
 // sends the model's process sig well into the run and returns the outcome

@@ -65,6 +65,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			sum.Cycles, sum.WallSeconds, sum.CyclesPerSec/1e6, sum.Windows, sum.FramesIn, sum.FramesOut,
 			sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.Drops, sum.CounterFails, sum.Stuck)
 	}
+	var bad *engine.ScenarioError
+	if errors.As(err, &bad) {
+		// Found before anything ran, like the parser's errors: exit 2.
+		return fail(exitBadInput, "run: %v", err)
+	}
 	if err != nil {
 		return fail(exitFailed, "run: %v\nrerun with: cosim run%s --seed %d", err, scenarioArg(rest), s)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/rocesim/cosim/harness/pcapio"
@@ -16,6 +15,8 @@ import (
 // Order is fixed by the job queue, so results stay deterministic.
 type checker struct {
 	jobs  chan []job
+	free  chan []job // checked batches, emptied, for the run loop to fill again
+	sync  chan bool  // answers jobSync
 	done  chan struct{}
 	sb    *scoreboard.Scoreboard
 	pcaps []*pcapio.LinkWriter
@@ -25,18 +26,32 @@ type checker struct {
 	counts scoreboard.Counts // a snapshot for progress lines
 }
 
-// job is one thing to check, in the order the run produced them.
+// job is one thing to check, in the order the run produced them. There
+// are several per frame, so it is kept small: 56 bytes.
 type job struct {
-	kind  jobKind
-	n     *node
-	port  int
-	seq   uint32
-	cycle uint64
 	data  []byte
+	n     *node
+	cycle uint64
+	seq   uint32
+	port  uint16
+	pcap  uint16 // jobRecord: which of the run's pcapng files
+	kind  jobKind
 	bad   bool
-	pcap  int    // jobRecord: which of the run's pcapng files
-	note  string // pcapng comment for jobRecord
-	sync  chan bool
+	note  note // jobRecord: the pcapng comment after the cycle
+}
+
+// note is a pcapng comment of a recorded frame.
+type note uint8
+
+const (
+	noteNone note = iota
+	noteLost
+	noteCorrupted
+)
+
+var noteText = [...]string{
+	noteLost:      "lost on the link (fault injection)",
+	noteCorrupted: "corrupted on the link (fault injection)",
 }
 
 type jobKind uint8
@@ -48,8 +63,13 @@ const (
 	jobSync                   // answer whether nothing is outstanding
 )
 
+// queued is how many windows the checker may fall behind before the run
+// loop waits for it.
+const queued = 4
+
 func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
-	c := &checker{jobs: make(chan []job, 4), done: make(chan struct{}), sb: sb, pcaps: pcaps}
+	c := &checker{jobs: make(chan []job, queued), free: make(chan []job, queued+2), sync: make(chan bool, 1),
+		done: make(chan struct{}), sb: sb, pcaps: pcaps}
 	go c.loop()
 	return c
 }
@@ -63,29 +83,49 @@ func (c *checker) loop() {
 		c.mu.Lock()
 		c.counts = c.sb.Counts()
 		c.mu.Unlock()
+		// Hand the batch back for reuse, holding on to no frame: a
+		// window's batch is big, and growing a new one every window
+		// was a good part of the run's allocations.
+		clear(batch)
+		select {
+		case c.free <- batch[:0]:
+		default:
+		}
+	}
+}
+
+// batch returns an empty job list to fill for the next window, reusing
+// one the checker is done with when there is one.
+func (c *checker) batch() []job {
+	select {
+	case b := <-c.free:
+		return b
+	default:
+		return nil
 	}
 }
 
 func (c *checker) do(j *job) {
 	switch j.kind {
 	case jobAccept:
-		// "icrc.in0 #17": built without fmt, this runs for every frame.
-		cause := j.n.name + ".in" + strconv.Itoa(j.port) + " #" + strconv.FormatUint(uint64(j.seq), 10)
-		for _, o := range j.n.golden.Accept(j.port, j.cycle, j.data, j.bad) {
-			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{Data: o.Data, Bad: o.Bad, Cause: cause})
+		// The cause reads "icrc.in0 #17"; the scoreboard builds that text
+		// only for a report, not for every frame.
+		for _, o := range j.n.golden.Accept(int(j.port), j.cycle, j.data, j.bad) {
+			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{
+				Data: o.Data, Bad: o.Bad, Cause: j.n.inNames[j.port], CauseSeq: j.seq, HasCauseSeq: true})
 		}
 	case jobObserve:
-		c.sb.Observe(scoreboard.Stream{Model: j.n.name, Port: j.port}, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
+		c.sb.Observe(scoreboard.Stream{Model: j.n.name, Port: int(j.port)}, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
 	case jobRecord:
 		if c.err == nil {
-			if j.note != "" {
-				c.err = c.pcaps[j.pcap].WriteFrameOn(0, j.cycle, j.data, j.note)
+			if j.note != noteNone {
+				c.err = c.pcaps[j.pcap].WriteFrameOn(0, j.cycle, j.data, noteText[j.note])
 			} else {
 				c.err = c.pcaps[j.pcap].WriteFrame(j.cycle, j.data)
 			}
 		}
 	case jobSync:
-		j.sync <- c.sb.Outstanding() == 0
+		c.sync <- c.sb.Outstanding() == 0
 	}
 }
 
@@ -100,9 +140,8 @@ func (c *checker) submit(batch []job) {
 // settled waits for the checker to catch up and reports whether every
 // expected frame has come out.
 func (c *checker) settled() bool {
-	ch := make(chan bool, 1)
-	c.jobs <- []job{{kind: jobSync, sync: ch}}
-	return <-ch
+	c.jobs <- append(c.batch(), job{kind: jobSync})
+	return <-c.sync
 }
 
 // close waits for every queued job and ends the goroutine.

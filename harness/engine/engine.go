@@ -7,19 +7,23 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/internal/fifo"
 	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scenario"
 	"github.com/rocesim/cosim/harness/scoreboard"
@@ -85,24 +89,33 @@ type node struct {
 	width  int
 	m      *cosim.Model
 	golden Golden
-	sent   [][]cosim.Frame // per input port: frames sent, not yet accepted
+	sent   []fifo.Queue[cosim.Frame] // per input port: frames sent, not yet accepted
 	window cosim.Window
 	reply  cosim.Reply
 	busy   bool
 	queued uint32
 	stalls Stalls      // as of the last reply (the model counts cumulatively)
 	sinks  map[int]int // output port -> pcap interface, for unlinked outputs
-	links  map[int]*link
+	// inNames names the input ports ("icrc.in0") once, for the cause of
+	// every expected frame.
+	inNames []string
+	links   map[int]*link
 }
 
 // Run runs the scenario to completion and returns its summary. The error
 // is non-nil when the run could not complete (a model died, hung or broke
-// the protocol); a run that completed with failed checks returns a Summary
-// with Pass false and a nil error.
+// the protocol) or could not start (a model binary missing, a
+// *ScenarioError); a run that completed with failed checks returns a
+// Summary with Pass false and a nil error. summary.json is written in
+// every case but one: an output directory that cannot be made, when Run
+// returns a nil Summary.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, err
+	}
 	r, err := newRun(cfg)
 	if err != nil {
-		return nil, err
+		return notStarted(cfg, err)
 	}
 	start := time.Now()
 	runErr := r.loop(ctx)
@@ -122,6 +135,39 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		runErr = err
 	}
 	return s, runErr
+}
+
+// ScenarioError is a scenario that parsed but cannot run as written: it
+// names an RTL top nobody registered or a port its top lacks, or its
+// traffic cannot be built (a capture that cannot be read). It is a bad
+// input, unlike a run that fails.
+type ScenarioError struct {
+	Err error
+}
+
+func (e *ScenarioError) Error() string { return e.Err.Error() }
+func (e *ScenarioError) Unwrap() error { return e.Err }
+
+// notStarted reports a run that failed before any model started: like a
+// failed run, it leaves summary.json (seed, error, pass false) behind.
+func notStarted(cfg Config, err error) (*Summary, error) {
+	s := &Summary{
+		Scenario: cfg.Scenario.Name, Seed: cfg.Seed, Error: err.Error(),
+		Drops: map[string]int{}, Faults: map[string]int{}, Counters: map[string]map[string]CounterPair{},
+		Stalls: map[string]Stalls{},
+	}
+	if werr := writeSummary(cfg.OutDir, s); werr != nil {
+		return s, errors.Join(err, werr)
+	}
+	return s, err
+}
+
+func writeSummary(dir string, s *Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644)
 }
 
 type run struct {
@@ -156,16 +202,13 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.Report == nil {
 		cfg.Report = io.Discard
 	}
-	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-		return nil, err
-	}
 	r := &run{cfg: cfg, sc: sc, byName: map[string]*node{}, srcPcap: map[*source]int{},
 		drops: map[string]int{}, faults: map[string]int{}, ctrs: map[string]map[string]CounterPair{}}
 	r.sb = scoreboard.New(scoreboard.Config{Run: sc.Name, Seed: cfg.Seed, Dir: cfg.OutDir, Report: cfg.Report})
 	for _, m := range sc.Models {
 		top, err := LookupTop(m.Top)
 		if err != nil {
-			return nil, fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)
+			return nil, &ScenarioError{fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)}
 		}
 		if path := ModelPath(cfg.ModelDir, top, m.DataWidth); m.Remote == "" {
 			if _, err := os.Stat(path); err != nil {
@@ -173,7 +216,10 @@ func newRun(cfg Config) (*run, error) {
 			}
 		}
 		n := &node{name: m.Name, spec: m, top: top, width: m.DataWidth, golden: top.Golden(),
-			sent: make([][]cosim.Frame, top.In), sinks: map[int]int{}, links: map[int]*link{}}
+			sent: make([]fifo.Queue[cosim.Frame], top.In), sinks: map[int]int{}, links: map[int]*link{}}
+		for p := range top.In {
+			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
+		}
 		r.nodes = append(r.nodes, n)
 		r.byName[m.Name] = n
 	}
@@ -186,7 +232,7 @@ func newRun(cfg Config) (*run, error) {
 			return nil, err
 		}
 		if r.byName[lk.from.model].links[lk.from.port] != nil {
-			return nil, fmt.Errorf("%s: %s feeds two links", sc.File, lk.from.out())
+			return nil, &ScenarioError{fmt.Errorf("%s: %s feeds two links", sc.File, lk.from.out())}
 		}
 		r.byName[lk.from.model].links[lk.from.port] = lk
 		r.links = append(r.links, lk)
@@ -198,7 +244,7 @@ func newRun(cfg Config) (*run, error) {
 		}
 		s, err := newSource(i, t, sc, r.byName[model].width, cfg.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)
+			return nil, &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)}
 		}
 		r.sources = append(r.sources, s)
 	}
@@ -212,7 +258,7 @@ func (r *run) checkPort(p portRef, in bool) error {
 		limit, dir = n.top.In, "in"
 	}
 	if p.port >= limit {
-		return fmt.Errorf("%s: %s.%s%d: top %s has %d %sput ports", r.sc.File, p.model, dir, p.port, n.top.Name, limit, dir)
+		return &ScenarioError{fmt.Errorf("%s: %s.%s%d: top %s has %d %sput ports", r.sc.File, p.model, dir, p.port, n.top.Name, limit, dir)}
 	}
 	return nil
 }
@@ -242,6 +288,9 @@ func (r *run) start(ctx context.Context) error {
 				names = append(names, portRef{n.name, p}.out()+"->sink")
 			}
 		}
+	}
+	if len(names) > math.MaxUint16 { // jobs number the files in 16 bits
+		return fmt.Errorf("%s: %d links, sources and outputs to capture: at most %d", r.sc.File, len(names), math.MaxUint16)
 	}
 	ifaces := make([]int, len(names))
 	for i, nm := range names {
@@ -378,7 +427,7 @@ func (r *run) loop(ctx context.Context) error {
 // queued in a model, no model busy, no expected frame outstanding.
 func (r *run) quiet() bool {
 	for _, l := range r.links {
-		if len(l.inflight) > 0 {
+		if l.inflight.Len() > 0 {
 			return false
 		}
 	}
@@ -386,8 +435,8 @@ func (r *run) quiet() bool {
 		if n.busy || n.queued > 0 {
 			return false
 		}
-		for _, q := range n.sent {
-			if len(q) > 0 {
+		for i := range n.sent {
+			if n.sent[i].Len() > 0 {
 				return false
 			}
 		}
@@ -408,36 +457,31 @@ func (r *run) nextSource() (uint64, bool) {
 // step runs one window [r.cycle, end) on every model.
 func (r *run) step(ctx context.Context, end uint64) error {
 	for _, n := range r.nodes {
-		n.window = cosim.Window{Target: end}
+		// The last window's frames are in n.sent by now: reuse the slice.
+		n.window = cosim.Window{Target: end, Frames: n.window.Frames[:0]}
 	}
-	var batch []job
+	batch := r.check.batch()
 	for _, s := range r.sources {
 		n := r.byName[s.model]
+		pcap := uint16(r.srcPcap[s])
 		for _, f := range s.due(end) {
 			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data})
-			batch = append(batch, job{kind: jobRecord, pcap: r.srcPcap[s], cycle: f.cycle, data: f.data})
+			batch = append(batch, job{kind: jobRecord, pcap: pcap, cycle: f.cycle, data: f.data})
 		}
 	}
 	for _, l := range r.links {
 		n := r.byName[l.to.model]
-		for _, f := range l.due(end) {
-			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(l.to.port), Cycle: f.cycle, Data: f.data})
-		}
+		n.window.Frames = l.deliver(end, n.window.Frames)
 	}
 	for _, n := range r.nodes {
-		// Frames from several sources may share a port: keep arrival order.
-		sort.SliceStable(n.window.Frames, func(i, j int) bool {
-			a, b := n.window.Frames[i], n.window.Frames[j]
-			if a.Port != b.Port {
-				return a.Port < b.Port
-			}
-			return a.Cycle < b.Cycle
-		})
+		// Frames from several sources may share a port: keep arrival
+		// order. With one source per port they usually come in order.
+		if !slices.IsSortedFunc(n.window.Frames, byPortCycle) {
+			slices.SortStableFunc(n.window.Frames, byPortCycle)
+		}
 	}
 	err := r.parallel(func(n *node) error {
-		var err error
-		n.reply, err = n.m.Step(ctx, n.window)
-		return err
+		return n.m.StepInto(ctx, n.window, &n.reply)
 	})
 	if err != nil {
 		return err
@@ -446,7 +490,7 @@ func (r *run) step(ctx context.Context, end uint64) error {
 	// Record what each model was given (Step numbered the frames).
 	for _, n := range r.nodes {
 		for _, f := range n.window.Frames {
-			n.sent[f.Port] = append(n.sent[f.Port], f)
+			n.sent[f.Port].Push(f)
 			r.in++
 		}
 	}
@@ -467,6 +511,14 @@ func (r *run) step(ctx context.Context, end uint64) error {
 	return nil
 }
 
+// byPortCycle orders a window's frames by port, then arrival.
+func byPortCycle(a, b cosim.Frame) int {
+	if a.Port != b.Port {
+		return cmp.Compare(a.Port, b.Port)
+	}
+	return cmp.Compare(a.Cycle, b.Cycle)
+}
+
 // route takes a model's reply: it matches accepts to the frames sent, puts
 // outputs on their links and queues everything for the checker.
 func (r *run) route(n *node, batch []job) ([]job, error) {
@@ -474,30 +526,29 @@ func (r *run) route(n *node, batch []job) ([]job, error) {
 	n.busy, n.queued = rep.Done.Busy, rep.Done.FramesQueued
 	n.stalls = Stalls{Source: rep.Done.SrcStalls, Sink: rep.Done.SinkStalls}
 	for _, a := range rep.Accepts {
-		q := n.sent[a.Port]
-		if len(q) == 0 || q[0].Seq != a.Seq {
+		q := &n.sent[a.Port]
+		if q.Len() == 0 || q.Items()[0].Seq != a.Seq {
 			return batch, fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
 		}
-		f := q[0]
-		n.sent[a.Port] = q[1:]
-		batch = append(batch, job{kind: jobAccept, n: n, port: int(a.Port), seq: a.Seq, cycle: a.Cycle, data: f.Data, bad: f.Bad})
+		f := q.Pop()
+		batch = append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle, data: f.Data, bad: f.Bad})
 	}
 	for _, f := range rep.Frames {
-		batch = append(batch, job{kind: jobObserve, n: n, port: int(f.Port), cycle: f.Cycle, data: f.Data, bad: f.Bad})
+		batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
 		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}
 		if l := n.links[int(f.Port)]; l != nil {
 			lost, corrupted, out := l.send(f.LastCycle, f.Data)
-			rec.pcap = l.pcap
+			rec.pcap = uint16(l.pcap)
 			switch {
 			case lost:
 				r.drops["link_loss"]++
-				rec.note = "lost on the link (fault injection)"
+				rec.note = noteLost
 			case corrupted:
 				r.faults["link_corrupt"]++
-				rec.note, rec.data = "corrupted on the link (fault injection)", out
+				rec.note, rec.data = noteCorrupted, out
 			}
 		} else {
-			rec.pcap = n.sinks[int(f.Port)]
+			rec.pcap = uint16(n.sinks[int(f.Port)])
 		}
 		batch = append(batch, rec)
 	}
@@ -555,8 +606,8 @@ func (r *run) closeModels() {
 		if n.m != nil {
 			n.m.Close()
 		}
-		for _, q := range n.sent {
-			r.stuck += len(q)
+		for i := range n.sent {
+			r.stuck += n.sent[i].Len()
 		}
 	}
 }
@@ -604,11 +655,7 @@ func (r *run) finish(s *Summary) error {
 	for _, w := range r.pcaps {
 		errs = append(errs, w.Close())
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	errs = append(errs, os.WriteFile(filepath.Join(r.cfg.OutDir, "summary.json"), append(b, '\n'), 0o644))
+	errs = append(errs, writeSummary(r.cfg.OutDir, s))
 	errs = append(errs, r.sb.Errors()...)
 	return errors.Join(errs...)
 }

@@ -655,6 +655,42 @@ max_size = 1500
 	assert.Less(t, len(got["traffic0->fifo.in0"]), 200, "the partial capture stops at the limit")
 }
 
+// Runs that cannot start leave summary.json too, with the seed, the error
+// and pass false; problems with the scenario itself are *ScenarioError.
+// No model runs, so none needs to be built.
+func TestNotStarted(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml, want string
+		scenario         bool
+	}{
+		{"unknown top", "[[model]]\nname = \"m\"\ntop = \"no_such_top\"\n", `model m: unknown RTL top "no_such_top"`, true},
+		// A remote model has no binary to look for.
+		{"port the top lacks", "[[model]]\nname = \"m\"\ntop = \"axis_fifo\"\nremote = \"127.0.0.1:9\"\n[[traffic]]\nkind = \"roce\"\nto = \"m.in3\"\n",
+			"m.in3: top axis_fifo has 1 input ports", true},
+		{"missing binary", "[[model]]\nname = \"m\"\ntop = \"axis_fifo\"\n", "model m: no binary for top axis_fifo", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := parse(t, "name = \"not-started\"\ncycles = 1000\n"+tc.toml)
+			cfg := engine.Config{Scenario: sc, Seed: 77, OutDir: filepath.Join(t.TempDir(), "out"), ModelDir: t.TempDir()}
+			s, err := engine.Run(context.Background(), cfg)
+			require.ErrorContains(t, err, tc.want)
+			var se *engine.ScenarioError
+			assert.Equal(t, tc.scenario, errors.As(err, &se))
+			require.NotNil(t, s)
+			assert.False(t, s.Pass)
+			assert.Equal(t, err.Error(), s.Error)
+			m, sum := readSummary(t, cfg.OutDir)
+			assert.EqualValues(t, 77, m["seed"])
+			assert.Equal(t, false, m["pass"])
+			assert.Equal(t, err.Error(), m["error"])
+			assert.Equal(t, "not-started", sum.Scenario)
+			for _, f := range designFields {
+				assert.Contains(t, m, f)
+			}
+		})
+	}
+}
+
 // longTOML keeps a real model busy for many seconds; model names the
 // instance, so that its process can be told apart.
 func longTOML(model string) string {

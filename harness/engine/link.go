@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/internal/fifo"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
@@ -19,8 +21,8 @@ type link struct {
 	latency             uint64
 	lossPct, corruptPct float64
 	rng                 *rand.Rand
-	inflight            []stamped // by arrival cycle
-	pcap                int       // interface in the run's pcapng writer
+	inflight            fifo.Queue[stamped] // by arrival cycle
+	pcap                int                 // interface in the run's pcapng writer
 	lost, corrupted     int
 }
 
@@ -63,18 +65,17 @@ func (l *link) send(cycle uint64, data []byte) (lost, corrupted bool, out []byte
 		l.corrupted++
 		corrupted = true
 	}
-	l.inflight = append(l.inflight, stamped{cycle: cycle + l.latency, data: out})
+	l.inflight.Push(stamped{cycle: cycle + l.latency, data: out})
 	return false, corrupted, out
 }
 
-// due returns the frames arriving before end and removes them.
-func (l *link) due(end uint64) []stamped {
+// deliver appends the frames arriving before end to a window's frames,
+// on the receiving port, and removes them from the link.
+func (l *link) deliver(end uint64, frames []cosim.Frame) []cosim.Frame {
 	// One sender port, one latency: frames are already in arrival order.
-	n := 0
-	for n < len(l.inflight) && l.inflight[n].cycle < end {
-		n++
+	for l.inflight.Len() > 0 && l.inflight.Items()[0].cycle < end {
+		f := l.inflight.Pop()
+		frames = append(frames, cosim.Frame{Port: uint16(l.to.port), Cycle: f.cycle, Data: f.data})
 	}
-	out := append([]stamped{}, l.inflight[:n]...)
-	l.inflight = l.inflight[n:]
-	return out
+	return frames
 }

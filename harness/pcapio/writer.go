@@ -2,6 +2,7 @@ package pcapio
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -51,13 +52,42 @@ type LinkWriterOptions struct {
 // writer, and Close when done. The output depends only on the options, the
 // link names and the frames, never on the host or the wall clock.
 // A LinkWriter is not safe for concurrent use.
+//
+// The blocks are built here, straight into one reused buffer, rather than
+// through gopacket's pcapgo.NgWriter: that writer costs an allocation per
+// option per frame and a 4 KiB buffer (a system call every few dozen small
+// frames), which showed as a quarter of the harness's time per frame. The
+// bytes are the same as pcapgo's (writer_test.go compares them).
 type LinkWriter struct {
-	ng       *pcapgo.NgWriter
+	w        io.Writer
+	buf      []byte   // blocks not yet written to w
 	file     *os.File // owned file (CreateLinkFile), closed by Close
 	periodPS uint64
 	links    int
 	closed   bool
+	err      error // the first write error; every later call returns it
 }
+
+// flushAt is how much output LinkWriter gathers before one Write: big
+// enough that small frames cost a system call per thousands of frames.
+const flushAt = 256 << 10
+
+// pcapng block types, option codes and constants (draft-ietf-opsawg-pcapng).
+const (
+	blockSHB      = 0x0A0D0D0A
+	blockIDB      = 1
+	blockEPB      = 6
+	byteOrder     = 0x1A2B3C4D
+	optEnd        = 0
+	optComment    = 1
+	optUserAppl   = 4 // shb_userappl
+	optIfName     = 2 // if_name
+	optIfTSResol  = 9 // if_tsresol
+	tsResolNanos  = 9 // if_tsresol value: 10^-9 s
+	linkEthernet  = 1
+	epbFixedLen   = 28 // type, length, interface, timestamp (2), lengths (2)
+	blockTrailLen = 4  // the block length repeated at the end
+)
 
 var errWriterClosed = errors.New("pcapio: link writer is closed")
 
@@ -77,18 +107,17 @@ func NewLinkWriter(w io.Writer, link string, opts LinkWriterOptions) (*LinkWrite
 	if len(link) > maxOptionLen {
 		return nil, errors.New("pcapio: link name longer than 65535 bytes")
 	}
-	// Hardware and OS are left empty on purpose: pcapgo's defaults
-	// (runtime.GOARCH, runtime.GOOS) would make the output host-specific.
-	ng, err := pcapgo.NewNgWriterInterface(w, ngInterface(link), pcapgo.NgWriterOptions{
-		SectionInfo: pcapgo.NgSectionInfo{
-			Application: opts.Application,
-			Comment:     opts.SectionComment,
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pcapio: writing pcapng header: %w", err)
+	lw := &LinkWriter{w: w, buf: make([]byte, 0, flushAt+4096), periodPS: opts.ClockPeriodPS}
+	// Hardware and OS options are left out on purpose: they would make the
+	// output host-specific.
+	opt := []option{{optUserAppl, opts.Application}}
+	if opts.SectionComment != "" {
+		opt = append(opt, option{optComment, opts.SectionComment})
 	}
-	return &LinkWriter{ng: ng, periodPS: opts.ClockPeriodPS, links: 1}, nil
+	lw.buf = appendSHB(lw.buf, opt)
+	lw.buf = appendIDB(lw.buf, link)
+	lw.links = 1
+	return lw, nil
 }
 
 // CreateLinkFile creates (or truncates) the file at path and returns a
@@ -98,8 +127,7 @@ func CreateLinkFile(path, link string, opts LinkWriterOptions) (*LinkWriter, err
 	if err != nil {
 		return nil, err
 	}
-	// pcapgo buffers internally; no extra buffering needed.
-	lw, err := NewLinkWriter(f, link, opts)
+	lw, err := NewLinkWriter(f, link, opts) // buffers by itself
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -108,15 +136,88 @@ func CreateLinkFile(path, link string, opts LinkWriterOptions) (*LinkWriter, err
 	return lw, nil
 }
 
-func ngInterface(name string) pcapgo.NgInterface {
-	// Built from scratch rather than from pcapgo.DefaultNgInterface, whose
-	// OS field is runtime.GOOS.
-	return pcapgo.NgInterface{
-		Name:                name,
-		LinkType:            layers.LinkTypeEthernet,
-		SnapLength:          0, // unlimited
-		TimestampResolution: 9, // pcapgo always writes nanoseconds
+// option is one pcapng string option.
+type option struct {
+	code  uint16
+	value string
+}
+
+// optionsLen is the room options take in a block: each a 4-byte header
+// and its value padded to 4 bytes, then the end-of-options marker; nothing
+// when there are none.
+func optionsLen(opts []option) int {
+	if len(opts) == 0 {
+		return 0
 	}
+	n := 4
+	for _, o := range opts {
+		n += 4 + pad4(len(o.value))
+	}
+	return n
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+func appendOption(b []byte, code uint16, value string) []byte {
+	b = binary.LittleEndian.AppendUint16(b, code)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(value)))
+	b = append(b, value...)
+	return appendZeros(b, pad4(len(value))-len(value))
+}
+
+func appendZeros(b []byte, n int) []byte {
+	var zero [4]byte
+	return append(b, zero[:n]...)
+}
+
+func appendOptions(b []byte, opts []option) []byte {
+	if len(opts) == 0 {
+		return b
+	}
+	for _, o := range opts {
+		b = appendOption(b, o.code, o.value)
+	}
+	return binary.LittleEndian.AppendUint32(b, optEnd) // code 0, length 0
+}
+
+// appendSHB appends a section header block of unspecified section length.
+func appendSHB(b []byte, opts []option) []byte {
+	n := uint32(24 + optionsLen(opts) + blockTrailLen)
+	b = binary.LittleEndian.AppendUint32(b, blockSHB)
+	b = binary.LittleEndian.AppendUint32(b, n)
+	b = binary.LittleEndian.AppendUint32(b, byteOrder)
+	b = binary.LittleEndian.AppendUint16(b, 1) // version 1.0
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, math.MaxUint64) // section length unknown
+	b = appendOptions(b, opts)
+	return binary.LittleEndian.AppendUint32(b, n)
+}
+
+// appendIDB appends an Ethernet interface description block with no snap
+// length limit, nanosecond timestamps and, if not empty, a name.
+func appendIDB(b []byte, name string) []byte {
+	var opts []option
+	if name != "" {
+		opts = append(opts, option{optIfName, name})
+	}
+	// if_tsresol's one-byte value, padded: written by hand below.
+	n := uint32(16 + optionsLen(opts) + 8 + blockTrailLen)
+	if len(opts) == 0 {
+		n += 4 // the end-of-options marker optionsLen did not count
+	}
+	b = binary.LittleEndian.AppendUint32(b, blockIDB)
+	b = binary.LittleEndian.AppendUint32(b, n)
+	b = binary.LittleEndian.AppendUint16(b, linkEthernet)
+	b = binary.LittleEndian.AppendUint16(b, 0) // reserved
+	b = binary.LittleEndian.AppendUint32(b, 0) // snap length: unlimited
+	for _, o := range opts {
+		b = appendOption(b, o.code, o.value)
+	}
+	b = binary.LittleEndian.AppendUint16(b, optIfTSResol)
+	b = binary.LittleEndian.AppendUint16(b, 1)
+	b = append(b, tsResolNanos, 0, 0, 0)
+	b = binary.LittleEndian.AppendUint32(b, optEnd)
+	return binary.LittleEndian.AppendUint32(b, n)
 }
 
 // AddLink adds another Ethernet interface named name and returns its id for
@@ -128,12 +229,12 @@ func (w *LinkWriter) AddLink(name string) (int, error) {
 	if len(name) > maxOptionLen {
 		return 0, errors.New("pcapio: link name longer than 65535 bytes")
 	}
-	id, err := w.ng.AddInterface(ngInterface(name))
-	if err != nil {
-		return 0, fmt.Errorf("pcapio: adding link %q: %w", name, err)
+	if w.err != nil {
+		return 0, fmt.Errorf("pcapio: adding link %q: %w", name, w.err)
 	}
+	w.buf = appendIDB(w.buf, name)
 	w.links++
-	return id, nil
+	return w.links - 1, nil
 }
 
 // WriteFrame writes one Ethernet frame seen on link 0 at the given cycle.
@@ -145,6 +246,7 @@ func (w *LinkWriter) WriteFrame(cycle uint64, frame []byte) error {
 // given cycle. Each note is written as an additional packet comment after
 // "cycle=N". The frame is copied into the output buffer before returning.
 // Frames are written in call order; cycles are not required to increase.
+// It allocates nothing.
 func (w *LinkWriter) WriteFrameOn(link int, cycle uint64, frame []byte, notes ...string) error {
 	if w.closed {
 		return errWriterClosed
@@ -155,28 +257,69 @@ func (w *LinkWriter) WriteFrameOn(link int, cycle uint64, frame []byte, notes ..
 	if uint64(len(frame)) > math.MaxUint32-64 {
 		return fmt.Errorf("pcapio: frame of %d bytes is too large", len(frame))
 	}
-	ts, err := CycleTime(cycle, w.periodPS)
+	ns, err := cycleNanos(cycle, w.periodPS)
 	if err != nil {
 		return err
 	}
-	comments := make([]string, 0, 1+len(notes))
-	comments = append(comments, cycleCommentPrefix+strconv.FormatUint(cycle, 10))
+	// The "cycle=N" comment: digits formatted into a stack array.
+	var digits [20]byte
+	num := strconv.AppendUint(digits[:0], cycle, 10)
+	comment := len(cycleCommentPrefix) + len(num)
+	opts := 4 + (4 + pad4(comment)) // end marker, the cycle comment
 	for _, n := range notes {
 		if len(n) > maxOptionLen {
 			return errors.New("pcapio: packet note longer than 65535 bytes")
 		}
-		comments = append(comments, n)
+		opts += 4 + pad4(len(n))
 	}
-	ci := gopacket.CaptureInfo{
-		Timestamp:      ts,
-		CaptureLength:  len(frame),
-		Length:         len(frame),
-		InterfaceIndex: link,
+	if w.err != nil {
+		return fmt.Errorf("pcapio: writing frame at cycle %d: %w", cycle, w.err)
 	}
-	if err := w.ng.WritePacketWithOptions(ci, frame, pcapgo.NgPacketOptions{Comments: comments}); err != nil {
-		return fmt.Errorf("pcapio: writing frame at cycle %d: %w", cycle, err)
+	size := epbFixedLen + pad4(len(frame)) + opts + blockTrailLen
+	b := w.buf
+	b = binary.LittleEndian.AppendUint32(b, blockEPB)
+	b = binary.LittleEndian.AppendUint32(b, uint32(size))
+	b = binary.LittleEndian.AppendUint32(b, uint32(link))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ns>>32))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ns))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(frame))) // captured
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(frame))) // on the wire
+	b = append(b, frame...)
+	b = appendZeros(b, pad4(len(frame))-len(frame))
+	b = binary.LittleEndian.AppendUint16(b, optComment)
+	b = binary.LittleEndian.AppendUint16(b, uint16(comment))
+	b = append(b, cycleCommentPrefix...)
+	b = append(b, num...)
+	b = appendZeros(b, pad4(comment)-comment)
+	for _, n := range notes {
+		b = appendOption(b, optComment, n)
+	}
+	b = binary.LittleEndian.AppendUint32(b, optEnd)
+	b = binary.LittleEndian.AppendUint32(b, uint32(size))
+	w.buf = b
+	if len(w.buf) >= flushAt {
+		if err := w.write(); err != nil {
+			return fmt.Errorf("pcapio: writing frame at cycle %d: %w", cycle, err)
+		}
 	}
 	return nil
+}
+
+// write hands the buffered blocks to the underlying writer. A failed
+// write is kept: the file lacks blocks from then on.
+func (w *LinkWriter) write() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, w.err = w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	if cap(w.buf) > 4*flushAt {
+		w.buf = make([]byte, 0, flushAt+4096) // one huge frame need not stay
+	}
+	return w.err
 }
 
 // Flush writes buffered data to the underlying writer.
@@ -184,7 +327,7 @@ func (w *LinkWriter) Flush() error {
 	if w.closed {
 		return errWriterClosed
 	}
-	return w.ng.Flush()
+	return w.write()
 }
 
 // Close flushes buffered data and, for a writer from CreateLinkFile, closes
@@ -195,7 +338,7 @@ func (w *LinkWriter) Close() error {
 		return nil
 	}
 	w.closed = true
-	err := w.ng.Flush()
+	err := w.write()
 	if w.file != nil {
 		if cerr := w.file.Close(); err == nil {
 			err = cerr
@@ -209,16 +352,25 @@ func (w *LinkWriter) Close() error {
 // nanosecond, in UTC. It fails if the result does not fit in an int64
 // nanosecond count.
 func CycleTime(cycle, periodPS uint64) (time.Time, error) {
+	ns, err := cycleNanos(cycle, periodPS)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, int64(ns)).UTC(), nil
+}
+
+// cycleNanos is CycleTime as nanoseconds since the epoch.
+func cycleNanos(cycle, periodPS uint64) (uint64, error) {
 	// cycle*periodPS/1000 without overflowing the product.
 	hi, lo := bits.Mul64(cycle, periodPS)
 	if hi >= 1000 {
-		return time.Time{}, fmt.Errorf("pcapio: cycle %d × %d ps overflows the timestamp", cycle, periodPS)
+		return 0, fmt.Errorf("pcapio: cycle %d × %d ps overflows the timestamp", cycle, periodPS)
 	}
 	ns, _ := bits.Div64(hi, lo, 1000)
 	if ns > math.MaxInt64 {
-		return time.Time{}, fmt.Errorf("pcapio: cycle %d × %d ps overflows the timestamp", cycle, periodPS)
+		return 0, fmt.Errorf("pcapio: cycle %d × %d ps overflows the timestamp", cycle, periodPS)
 	}
-	return time.Unix(0, int64(ns)).UTC(), nil
+	return ns, nil
 }
 
 // PcapSnapLength is the snap length written by WritePcap.

@@ -2,6 +2,8 @@ package pcapio
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -93,4 +98,167 @@ func TestCycleTime(t *testing.T) {
 	assert.Error(t, err)
 	_, err = CycleTime(math.MaxInt64+1, 1000) // 2^63 ns
 	assert.Error(t, err)
+}
+
+// ngInterface is the interface LinkWriter declares, as pcapgo spells it.
+func ngInterface(name string) pcapgo.NgInterface {
+	return pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeEthernet, TimestampResolution: 9}
+}
+
+// refFrame is one frame for the reference writer.
+type refFrame struct {
+	link  int
+	cycle uint64
+	data  []byte
+	notes []string
+}
+
+// referenceLinkBytes writes what LinkWriter writes through gopacket's
+// pcapgo.NgWriter, the slow and obviously correct way LinkWriter once
+// worked: the same section, interfaces, timestamps and comments.
+func referenceLinkBytes(t *testing.T, links []string, opts LinkWriterOptions, frames []refFrame) []byte {
+	t.Helper()
+	if opts.ClockPeriodPS == 0 {
+		opts.ClockPeriodPS = DefaultClockPeriodPS
+	}
+	if opts.Application == "" {
+		opts.Application = DefaultApplication
+	}
+	var buf bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&buf, ngInterface(links[0]), pcapgo.NgWriterOptions{
+		SectionInfo: pcapgo.NgSectionInfo{Application: opts.Application, Comment: opts.SectionComment},
+	})
+	require.NoError(t, err)
+	for _, l := range links[1:] {
+		_, err := w.AddInterface(ngInterface(l))
+		require.NoError(t, err)
+	}
+	for _, f := range frames {
+		ts, err := CycleTime(f.cycle, opts.ClockPeriodPS)
+		require.NoError(t, err)
+		ci := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(f.data), Length: len(f.data), InterfaceIndex: f.link}
+		comments := append([]string{"cycle=" + itoa(f.cycle)}, f.notes...)
+		require.NoError(t, w.WritePacketWithOptions(ci, f.data, pcapgo.NgPacketOptions{Comments: comments}))
+	}
+	require.NoError(t, w.Flush())
+	return buf.Bytes()
+}
+
+// LinkWriter builds its blocks itself: they must be pcapgo's, byte for
+// byte, for every padding case of frames, notes and names.
+func TestLinkWriterMatchesPcapgo(t *testing.T) {
+	var frames []refFrame
+	for n := 1; n <= 9; n++ {
+		frames = append(frames, refFrame{link: n % 3, cycle: uint64(n) * 977, data: testFrame(byte(n), 14+n)[:n]})
+	}
+	for i, notes := range [][]string{{""}, {"a"}, {"ab"}, {"abc"}, {"abcd"}, {"lost on the link (fault injection)", "x"}} {
+		frames = append(frames, refFrame{link: i % 3, cycle: uint64(i) << 33, data: testFrame(byte(i), 60+i), notes: notes})
+	}
+	frames = append(frames, refFrame{cycle: 0, data: testFrame(9, 9000)}, refFrame{cycle: 1 << 40, data: testFrame(8, 1514)})
+	for _, tc := range []struct {
+		links []string
+		opts  LinkWriterOptions
+	}{
+		{[]string{"icrc.out0->icrc.in1", "b", "ccc"}, LinkWriterOptions{}},
+		{[]string{"", "l1", ""}, LinkWriterOptions{ClockPeriodPS: 1000, Application: "app", SectionComment: "scenario=x seed=1"}},
+		{[]string{"abcd", "abcde", "abcdef"}, LinkWriterOptions{ClockPeriodPS: 3333, SectionComment: "odd"}},
+	} {
+		var buf bytes.Buffer
+		w, err := NewLinkWriter(&buf, tc.links[0], tc.opts)
+		require.NoError(t, err)
+		for i, l := range tc.links[1:] {
+			id, err := w.AddLink(l)
+			require.NoError(t, err)
+			require.Equal(t, i+1, id)
+		}
+		for _, f := range frames {
+			require.NoError(t, w.WriteFrameOn(f.link, f.cycle, f.data, f.notes...))
+		}
+		require.NoError(t, w.Close())
+		require.Equal(t, referenceLinkBytes(t, tc.links, tc.opts, frames), buf.Bytes(), "links %q", tc.links)
+	}
+}
+
+// Frames beyond the buffer go out as they fill it, in order, and a long
+// run of small frames reads back whole.
+func TestLinkWriterLargeOutput(t *testing.T) {
+	var frames [][]byte
+	var cycles []uint64
+	for i := range 20000 {
+		frames = append(frames, testFrame(byte(i), 60+i%1500))
+		cycles = append(cycles, uint64(i)*11)
+	}
+	path := writeFile(t, "big.pcapng", linkBytes(t, "l", frames, cycles))
+	pkts, err := ReadAll(path)
+	require.NoError(t, err)
+	require.Len(t, pkts, len(frames))
+	for i, p := range pkts {
+		require.Equal(t, frames[i], p.Data, "packet %d", i)
+		require.Equal(t, cycles[i], p.Cycle, "packet %d", i)
+	}
+}
+
+func TestLinkWriterAllocatesNothing(t *testing.T) {
+	w, err := NewLinkWriter(io.Discard, "l", LinkWriterOptions{})
+	require.NoError(t, err)
+	f := testFrame(1, 1514)
+	cycle := uint64(1)
+	allocs := testing.AllocsPerRun(1000, func() {
+		cycle += 1234567
+		if err := w.WriteFrameOn(0, cycle, f); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
+	allocs = testing.AllocsPerRun(1000, func() {
+		if err := w.WriteFrameOn(0, cycle, f, "corrupted on the link (fault injection)"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+// A failed write is reported, by the write and every later call.
+func TestLinkWriterWriteError(t *testing.T) {
+	w, err := NewLinkWriter(&failAfter{n: 1}, "l", LinkWriterOptions{})
+	require.NoError(t, err)
+	f := testFrame(1, 1514)
+	var werr error
+	for i := 0; werr == nil && i < 1000; i++ {
+		werr = w.WriteFrame(uint64(i), f)
+	}
+	require.ErrorIs(t, werr, errShortDisk)
+	assert.ErrorIs(t, w.WriteFrame(1, f), errShortDisk)
+	assert.ErrorIs(t, w.Flush(), errShortDisk)
+	assert.ErrorIs(t, w.Close(), errShortDisk)
+}
+
+var errShortDisk = errors.New("no space left")
+
+// failAfter accepts n writes and fails the rest.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errShortDisk
+	}
+	f.n--
+	return len(p), nil
+}
+
+func BenchmarkLinkWriter(b *testing.B) {
+	for _, size := range []int{64, 1500} {
+		b.Run(strconv.Itoa(size)+"B", func(b *testing.B) {
+			w, err := NewLinkWriter(io.Discard, "l", LinkWriterOptions{})
+			require.NoError(b, err)
+			f := testFrame(1, size)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if err := w.WriteFrame(uint64(i)*8, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocesim/cosim/harness/internal/fifo"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
 
@@ -35,9 +36,22 @@ type Frame struct {
 // Expected is a frame the golden model predicts on a stream.
 type Expected struct {
 	Data []byte
-	Bad  bool
 	// Cause says which input produced it, for reports (e.g. "icrc.in0 #17").
 	Cause string
+	// CauseSeq, when HasCauseSeq, numbers the input frame: reports show
+	// Cause "icrc.in0" with CauseSeq 17 as "icrc.in0 #17". It spares the
+	// caller building a string for every frame.
+	CauseSeq    uint32
+	HasCauseSeq bool
+	Bad         bool
+}
+
+// cause is the text reports show for Cause and CauseSeq.
+func (e *Expected) cause() string {
+	if !e.HasCauseSeq {
+		return e.Cause
+	}
+	return fmt.Sprintf("%s #%d", e.Cause, e.CauseSeq)
 }
 
 // Config sets what reports say and where they go.
@@ -67,11 +81,12 @@ type Counts struct {
 func (c Counts) Pass() bool { return c.Mismatched == 0 && c.Missing == 0 && c.Unexpected == 0 }
 
 type stream struct {
-	want    []Expected // pending expectations, oldest first
-	recent  []Frame    // last frames observed, for the neighbourhood
-	index   int        // frames observed so far
-	skipped int        // expectations consumed so far
-	held    *held      // a frame that matched nothing, judged on the next one
+	want    fifo.Queue[Expected] // pending expectations, oldest first
+	recent  [keepRecent]Frame    // last frames observed, for the neighbourhood: a ring
+	seen    int                  // frames put in recent so far
+	index   int                  // frames observed so far
+	skipped int                  // expectations consumed so far
+	held    *held                // a frame that matched nothing, judged on the next one
 }
 
 // Scoreboard compares frames. Not safe for concurrent use.
@@ -110,7 +125,7 @@ func (s *Scoreboard) stream(st Stream) *stream {
 func (s *Scoreboard) Expect(st Stream, e Expected) {
 	s.counts.Expected++
 	x := s.stream(st)
-	x.want = append(x.want, e)
+	x.want.Push(e)
 }
 
 // Observe checks a frame the DUT emitted on st against the oldest
@@ -130,28 +145,29 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 	}()
 	if h := x.held; h != nil {
 		x.held = nil
-		if same(x.want[0], f) {
+		if same(x.want.Items()[0], f) {
 			s.unexpected(st, x, h.frame, h.index)
 		} else {
 			s.mismatch(st, x, h.frame, h.index)
 		}
 		x.remember(h.frame)
 	}
-	if len(x.want) == 0 {
+	want := x.want.Items()
+	if len(want) == 0 {
 		s.unexpected(st, x, f, idx)
 		return
 	}
-	if same(x.want[0], f) {
+	if same(want[0], f) {
 		s.counts.Matched++
 		x.pop()
 		return
 	}
 	// A frame lost by the DUT shows up as a later expectation matching.
-	for k := 1; k <= s.cfg.Resync && k < len(x.want); k++ {
-		if same(x.want[k], f) {
+	for k := 1; k <= s.cfg.Resync && k < len(want); k++ {
+		if same(want[k], f) {
 			for j := 0; j < k; j++ {
 				s.counts.Missing++
-				e := x.want[0]
+				e := x.want.Items()[0]
 				s.report(st, x, Frame{Cycle: f.Cycle}, &e, "MISSING", 0, nil)
 				x.pop()
 			}
@@ -163,12 +179,23 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 	x.held = &held{frame: f, index: idx}
 }
 
-// remember keeps the last frames of the stream for neighbourhood files.
+// keepRecent is how many earlier frames a neighbourhood file shows.
+const keepRecent = 4
+
+// remember keeps the last frames of the stream for neighbourhood files,
+// in a ring: this runs for every frame and allocates nothing.
 func (x *stream) remember(f Frame) {
-	x.recent = append(x.recent, f)
-	if len(x.recent) > 4 {
-		x.recent = x.recent[1:]
+	x.recent[x.seen%keepRecent] = f
+	x.seen++
+}
+
+// recentFrames returns the frames remember kept, oldest first.
+func (x *stream) recentFrames() []Frame {
+	out := make([]Frame, 0, keepRecent)
+	for i := max(0, x.seen-keepRecent); i < x.seen; i++ {
+		out = append(out, x.recent[i%keepRecent])
 	}
+	return out
 }
 
 type held struct {
@@ -197,7 +224,7 @@ func (s *Scoreboard) mismatch(st Stream, x *stream, f Frame, idx int) {
 func (s *Scoreboard) Outstanding() int {
 	n := 0
 	for _, x := range s.streams {
-		n += len(x.want)
+		n += x.want.Len()
 		if x.held != nil {
 			n--
 		}
@@ -206,11 +233,8 @@ func (s *Scoreboard) Outstanding() int {
 }
 
 func (x *stream) pop() Expected {
-	e := x.want[0]
-	x.want[0] = Expected{}
-	x.want = x.want[1:]
 	x.skipped++
-	return e
+	return x.want.Pop()
 }
 
 func same(e Expected, f Frame) bool { return e.Bad == f.Bad && bytes.Equal(e.Data, f.Data) }
@@ -225,8 +249,8 @@ func (s *Scoreboard) Drain(cycle uint64) {
 			s.mismatch(st, x, h.frame, h.index)
 			x.remember(h.frame)
 		}
-		for len(x.want) > 0 {
-			e := x.want[0]
+		for x.want.Len() > 0 {
+			e := x.want.Items()[0]
 			s.counts.Missing++
 			s.report(st, x, Frame{Cycle: cycle}, &e, "MISSING", 0, nil)
 			x.pop()
@@ -277,8 +301,8 @@ func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, wha
 	default:
 		fmt.Fprintf(w, " dut_frame=#%d", dutFrame)
 	}
-	if want != nil && want.Cause != "" {
-		fmt.Fprintf(w, " cause=%s", want.Cause)
+	if want != nil && want.cause() != "" {
+		fmt.Fprintf(w, " cause=%s", want.cause())
 	}
 	fmt.Fprintln(w)
 	for _, d := range diffs {
@@ -346,7 +370,7 @@ func (s *Scoreboard) writeNeighbourhood(path string, st Stream, x *stream, got F
 	if err != nil {
 		return err
 	}
-	for _, f := range x.recent {
+	for _, f := range x.recentFrames() {
 		if err := w.WriteFrameOn(0, f.Cycle, f.Data, "earlier frame on this link (matched or reported before)"); err != nil {
 			w.Close()
 			return err
@@ -359,7 +383,7 @@ func (s *Scoreboard) writeNeighbourhood(path string, st Stream, x *stream, got F
 		}
 	}
 	if want != nil {
-		if err := w.WriteFrameOn(0, got.Cycle, want.Data, strings.TrimSpace(fmt.Sprintf("WANT bad=%t %s", want.Bad, want.Cause))); err != nil {
+		if err := w.WriteFrameOn(0, got.Cycle, want.Data, strings.TrimSpace(fmt.Sprintf("WANT bad=%t %s", want.Bad, want.cause()))); err != nil {
 			w.Close()
 			return err
 		}

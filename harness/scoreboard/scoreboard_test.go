@@ -604,3 +604,21 @@ func TestRegressions(t *testing.T) {
 		assert.Regexp(t, `MISMATCH run= seed=0 link=icrc.out0 cycle=0 packet=#4\b`, rep.String())
 	})
 }
+
+// A cause given as an input and a frame number reads as one written out,
+// in the report and in the neighbourhood file.
+func TestCauseSeq(t *testing.T) {
+	fs := roceFrames(t, 2, 3)
+	dir := t.TempDir()
+	var rep bytes.Buffer
+	sb := scoreboard.New(scoreboard.Config{Run: "seq", Seed: 1, Dir: dir, Report: &rep})
+	sb.Expect(nic0, scoreboard.Expected{Data: fs[0], Cause: "icrc.in0", CauseSeq: 0, HasCauseSeq: true})
+	sb.Expect(nic0, scoreboard.Expected{Data: fs[1], Cause: "icrc.in0", CauseSeq: 17, HasCauseSeq: true})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 10, Data: fs[0]})
+	sb.Drain(99)
+	assert.Equal(t, "MISSING run=seq seed=1 link=icrc.out0 cycle=99 packet=#2 cause=icrc.in0 #17", strings.SplitN(rep.String(), "\n", 2)[0])
+	ps, err := pcapio.ReadAll(filepath.Join(dir, "mismatch-001.pcapng"))
+	require.NoError(t, err)
+	require.NotEmpty(t, ps)
+	assert.Contains(t, ps[len(ps)-1].Comment, "WANT bad=false icrc.in0 #17")
+}
