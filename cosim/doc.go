@@ -57,9 +57,11 @@
 //     buffer and are valid only until the next Read. Strings (Hello.Text,
 //     HelloAck.TracePath, ErrorMsg.Text) are copies.
 //   - Model.Step: the Window's slices are read during the call and not kept;
-//     Step writes each input frame's Seq into Window.Frames. Everything in
-//     the returned Reply, frame and memory data included, is a fresh
-//     allocation that the caller owns.
+//     Step writes each input frame's Seq into Window.Frames. The caller
+//     owns the returned Reply and all its data. Model.StepInto is Step
+//     into a Reply the caller reuses: its slices are overwritten, but frame
+//     and memory data come from fresh 1 MiB slabs, so data kept from an
+//     earlier reply stays valid.
 //
 // # Errors and time bounds
 //

@@ -80,7 +80,9 @@ func InsertICRC(frame []byte, c *ICRCCounters) []byte {
 		return frame
 	}
 	c.RoCE++
-	return binary.LittleEndian.AppendUint32(append([]byte{}, frame...), maskedICRC(frame[start:], udp-start))
+	out := make([]byte, len(frame), len(frame)+roce.ICRCLen) // one allocation: the caller keeps it
+	copy(out, frame)
+	return binary.LittleEndian.AppendUint32(out, maskedICRC(frame[start:], udp-start))
 }
 
 // CheckICRC is the golden icrc_check: a RoCEv2 frame leaves without its ICRC
