@@ -514,6 +514,10 @@ func (m *Model) fail(ctx context.Context, op string, err error) error {
 		m.enc.Reset()
 		m.enc.Error(m.cycle, code, pe.Reason)
 		m.enc.Flush()
+		// A model program exits on ERROR; until it has, what it printed
+		// before the bad bytes may still be in the pipe, and the report
+		// must show it. Bounded: a peer that stays up costs exitGrace.
+		m.waitExit(exitGrace)
 	}
 	me := m.modelError(op, err)
 	m.broken = me

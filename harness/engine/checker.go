@@ -27,11 +27,12 @@ type checker struct {
 }
 
 // job is one thing to check, in the order the run produced them. There
-// are several per frame, so it is kept small: 56 bytes.
+// are several per frame, so it is kept small: 64 bytes.
 type job struct {
 	data  []byte
 	n     *node
 	cycle uint64
+	last  uint64 // jobAccept: the input's last beat
 	seq   uint32
 	port  uint16
 	pcap  uint16 // jobRecord: which of the run's pcapng files
@@ -58,6 +59,7 @@ type jobKind uint8
 
 const (
 	jobAccept  jobKind = iota // feed the golden model; expect its outputs
+	jobAdvance                // a window ended: expect a timed golden model's outputs
 	jobObserve                // check a DUT output on the scoreboard
 	jobRecord                 // write a frame to its link's pcapng
 	jobSync                   // answer whether nothing is outstanding
@@ -110,9 +112,14 @@ func (c *checker) do(j *job) {
 	case jobAccept:
 		// The cause reads "icrc.in0 #17"; the scoreboard builds that text
 		// only for a report, not for every frame.
-		for _, o := range j.n.golden.Accept(int(j.port), j.cycle, j.data, j.bad) {
+		for _, o := range j.n.golden.Accept(int(j.port), j.cycle, j.last, j.data, j.bad) {
 			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{
 				Data: o.Data, Bad: o.Bad, Cause: j.n.inNames[j.port], CauseSeq: j.seq, HasCauseSeq: true})
+		}
+	case jobAdvance:
+		for _, o := range j.n.golden.Advance(j.cycle) {
+			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{
+				Data: o.Data, Bad: o.Bad, Cause: "golden " + j.n.name})
 		}
 	case jobObserve:
 		c.sb.Observe(scoreboard.Stream{Model: j.n.name, Port: int(j.port)}, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})

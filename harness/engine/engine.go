@@ -215,7 +215,9 @@ func newRun(cfg Config) (*run, error) {
 				return nil, fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
 			}
 		}
-		n := &node{name: m.Name, spec: m, top: top, width: m.DataWidth, golden: top.Golden(),
+		env := GoldenEnv{Seed: backpressureSeed(cfg.Seed, m.Name), SinkStallPct: uint32(m.SinkStallPct),
+			DataWidth: m.DataWidth, Params: m.Params}
+		n := &node{name: m.Name, spec: m, top: top, width: m.DataWidth, golden: top.Golden(env),
 			sent: make([]fifo.Queue[cosim.Frame], top.In), sinks: map[int]int{}, links: map[int]*link{}}
 		for p := range top.In {
 			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
@@ -337,7 +339,7 @@ func (r *run) start(ctx context.Context) error {
 			return err
 		}
 		n.m = mod
-		ack := cosim.HelloAck{Seed: r.cfg.Seed ^ hashName(n.name),
+		ack := cosim.HelloAck{Seed: backpressureSeed(r.cfg.Seed, n.name),
 			SrcGapPct: uint16(n.spec.SrcGapPct), SinkStallPct: uint16(n.spec.SinkStallPct)}
 		if r.cfg.Trace {
 			ack.Trace, ack.TracePath = true, filepath.Join(r.cfg.OutDir, n.name+".fst")
@@ -358,6 +360,10 @@ func (r *run) modelConfig(n *node) cosim.Config {
 	path := ModelPath(r.cfg.ModelDir, n.top, n.width)
 	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts}
 }
+
+// backpressureSeed is the seed of a model's source gaps and sink stalls:
+// the run seed mixed with the model's name.
+func backpressureSeed(seed uint64, name string) uint64 { return seed ^ hashName(name) }
 
 func hashName(s string) uint64 {
 	var h uint64 = 14695981039346656037
@@ -499,7 +505,7 @@ func (r *run) step(ctx context.Context, end uint64) error {
 			r.lastProgress = end
 		}
 		var err error
-		if batch, err = r.route(n, batch); err != nil {
+		if batch, err = r.route(n, end, batch); err != nil {
 			return err
 		}
 	}
@@ -521,7 +527,7 @@ func byPortCycle(a, b cosim.Frame) int {
 
 // route takes a model's reply: it matches accepts to the frames sent, puts
 // outputs on their links and queues everything for the checker.
-func (r *run) route(n *node, batch []job) ([]job, error) {
+func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 	rep := &n.reply
 	n.busy, n.queued = rep.Done.Busy, rep.Done.FramesQueued
 	n.stalls = Stalls{Source: rep.Done.SrcStalls, Sink: rep.Done.SinkStalls}
@@ -531,8 +537,10 @@ func (r *run) route(n *node, batch []job) ([]job, error) {
 			return batch, fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
 		}
 		f := q.Pop()
-		batch = append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle, data: f.Data, bad: f.Bad})
+		batch = append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle, last: a.LastCycle,
+			data: f.Data, bad: f.Bad})
 	}
+	batch = append(batch, job{kind: jobAdvance, n: n, cycle: end})
 	for _, f := range rep.Frames {
 		batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
 		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}

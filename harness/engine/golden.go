@@ -16,14 +16,30 @@ type Output struct {
 
 // Golden predicts a model's outputs from exactly what its DUT accepted.
 type Golden interface {
-	// Accept feeds one input frame the DUT took on port, at cycle (first
-	// beat), and returns the frames the DUT must emit because of it. The
-	// caller reads the slice before the next call and keeps only the
-	// Outputs' data, so a model may return the same slice every time.
-	Accept(port int, cycle uint64, data []byte, bad bool) []Output
+	// Accept feeds one input frame the DUT took on port, its first beat at
+	// cycle first and its last at cycle last, and returns the frames the
+	// DUT must emit because of it, if the model can tell at once (an
+	// untimed model). The caller reads the slice before the next call and
+	// keeps only the Outputs' data, so a model may return the same slice
+	// every time.
+	Accept(port int, first, last uint64, data []byte, bad bool) []Output
+	// Advance says that every frame the DUT accepted before cycle until
+	// has been given to Accept, and returns the frames the DUT must have
+	// finished emitting before until (a timed model, whose outputs depend
+	// on when things happen); untimed models return nil.
+	Advance(until uint64) []Output
 	// Counters returns the golden values of the DUT's statistics counters
 	// by name; the names are keys of the top's CSR map.
 	Counters() map[string]uint64
+}
+
+// GoldenEnv is what a golden model may need to know about its DUT's run:
+// the backpressure its outputs see (cosim.SinkReady) and how it was built.
+type GoldenEnv struct {
+	Seed         uint64 // the model's backpressure seed (HELLO_ACK)
+	SinkStallPct uint32
+	DataWidth    int
+	Params       map[string]int
 }
 
 // Top describes an RTL top the harness can run: its ports, its golden
@@ -32,7 +48,7 @@ type Top struct {
 	Name     string // what scenarios call it; sim/build.mk builds it as <Name>_<width>
 	Module   string // the Verilog top module; the binary is V<Module>
 	In, Out  int
-	Golden   func() Golden
+	Golden   func(GoldenEnv) Golden
 	Counters map[string]uint32 // counter name -> CSR address (32-bit counters)
 }
 
@@ -62,7 +78,7 @@ type icrcGolden struct {
 	out           [1]Output // returned by Accept: no allocation per frame
 }
 
-func (g *icrcGolden) Accept(port int, _ uint64, data []byte, bad bool) []Output {
+func (g *icrcGolden) Accept(port int, _, _ uint64, data []byte, bad bool) []Output {
 	switch port {
 	case 0:
 		g.out[0] = Output{Port: 0, Data: nic.InsertICRC(data, &g.insert), Bad: bad}
@@ -74,6 +90,8 @@ func (g *icrcGolden) Accept(port int, _ uint64, data []byte, bad bool) []Output 
 	}
 	return g.out[:]
 }
+
+func (*icrcGolden) Advance(uint64) []Output { return nil }
 
 func (g *icrcGolden) Counters() map[string]uint64 {
 	return map[string]uint64{
@@ -90,21 +108,23 @@ type fifoGolden struct {
 	out [1]Output // returned by Accept: no allocation per frame
 }
 
-func (g *fifoGolden) Accept(port int, _ uint64, data []byte, bad bool) []Output {
+func (g *fifoGolden) Accept(port int, _, _ uint64, data []byte, bad bool) []Output {
 	g.out[0] = Output{Port: port, Data: data, Bad: bad}
 	return g.out[:]
 }
+
+func (*fifoGolden) Advance(uint64) []Output { return nil }
 
 func (*fifoGolden) Counters() map[string]uint64 { return nil }
 
 func init() {
 	Register(Top{
 		Name: "axis_fifo", Module: "axis_fifo_top", In: 1, Out: 1,
-		Golden: func() Golden { return &fifoGolden{} },
+		Golden: func(GoldenEnv) Golden { return &fifoGolden{} },
 	})
 	Register(Top{
 		Name: "nic_icrc", Module: "nic_icrc_top", In: 2, Out: 2,
-		Golden: func() Golden { return &icrcGolden{} },
+		Golden: func(GoldenEnv) Golden { return &icrcGolden{} },
 		// CSR map of rtl/nic/nic_icrc.sv (mirrored in golden/nic/timing.go).
 		Counters: map[string]uint32{
 			"insert.roce": 0x00, "insert.other": 0x04,
