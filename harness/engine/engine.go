@@ -100,6 +100,9 @@ type node struct {
 	// every expected frame.
 	inNames []string
 	links   map[int]*link
+	// config holds the scenario's CSR settings, written in the first
+	// window (one per cycle from cycle 0).
+	config []cosim.CSR
 }
 
 // Run runs the scenario to completion and returns its summary. The error
@@ -222,6 +225,14 @@ func newRun(cfg Config) (*run, error) {
 		for p := range top.In {
 			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
 		}
+		if n.config, err = configWrites(sc.File, m, top); err != nil {
+			return nil, err
+		}
+		if g, ok := n.golden.(CSRGolden); ok {
+			for i, w := range n.config {
+				g.CSRWrite(w.Addr, w.Data, uint64(i))
+			}
+		}
 		r.nodes = append(r.nodes, n)
 		r.byName[m.Name] = n
 	}
@@ -244,7 +255,7 @@ func newRun(cfg Config) (*run, error) {
 		if err := r.checkPort(portRef{model, port}, true); err != nil {
 			return nil, err
 		}
-		s, err := newSource(i, t, sc, r.byName[model].width, cfg.Seed)
+		s, err := newSource(i, t, sc, r.byName[model].width, r.byName[model].top.In, cfg.Seed)
 		if err != nil {
 			return nil, &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)}
 		}
@@ -465,13 +476,16 @@ func (r *run) step(ctx context.Context, end uint64) error {
 	for _, n := range r.nodes {
 		// The last window's frames are in n.sent by now: reuse the slice.
 		n.window = cosim.Window{Target: end, Frames: n.window.Frames[:0]}
+		if r.windows == 0 {
+			n.window.CSRWrites = n.config
+		}
 	}
 	batch := r.check.batch()
 	for _, s := range r.sources {
 		n := r.byName[s.model]
 		pcap := uint16(r.srcPcap[s])
 		for _, f := range s.due(end) {
-			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data})
+			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data, Bad: f.bad})
 			batch = append(batch, job{kind: jobRecord, pcap: pcap, cycle: f.cycle, data: f.data})
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/nic"
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 // Output is a frame a golden model predicts on one of its output ports.
@@ -33,6 +35,40 @@ type Golden interface {
 	Counters() map[string]uint64
 }
 
+// CSRGolden is a golden model whose DUT is configured over the CSR bus: it
+// hears every configuration write with the cycle the write is on the bus.
+type CSRGolden interface {
+	CSRWrite(addr, data uint32, cycle uint64)
+}
+
+// configWrites turns a model's csr table into register writes, in name
+// order, checking each name against the top's registers.
+func configWrites(file string, m scenario.Model, top Top) ([]cosim.CSR, error) {
+	names := make([]string, 0, len(m.CSR))
+	for name := range m.CSR {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var w []cosim.CSR
+	for _, name := range names {
+		addr, ok := top.Registers[name]
+		if !ok {
+			known := make([]string, 0, len(top.Registers))
+			for k := range top.Registers {
+				known = append(known, k)
+			}
+			sort.Strings(known)
+			return nil, &ScenarioError{fmt.Errorf("%s: model %s: csr: top %s has no register %q (known: %v)", file, m.Name, top.Name, name, known)}
+		}
+		v := m.CSR[name]
+		if v < 0 || v > 0xFFFFFFFF {
+			return nil, &ScenarioError{fmt.Errorf("%s: model %s: csr.%s: %d does not fit 32 bits", file, m.Name, name, v)}
+		}
+		w = append(w, cosim.CSR{Addr: addr, Data: uint32(v)})
+	}
+	return w, nil
+}
+
 // GoldenEnv is what a golden model may need to know about its DUT's run:
 // the backpressure its outputs see (cosim.SinkReady) and how it was built.
 type GoldenEnv struct {
@@ -50,6 +86,9 @@ type Top struct {
 	In, Out  int
 	Golden   func(GoldenEnv) Golden
 	Counters map[string]uint32 // counter name -> CSR address (32-bit counters)
+	// Registers are the configuration registers a scenario may set by
+	// name (scenario.Model.CSR).
+	Registers map[string]uint32
 }
 
 var tops = map[string]Top{}

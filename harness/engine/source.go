@@ -26,17 +26,24 @@ type source struct {
 type stamped struct {
 	cycle uint64
 	data  []byte
+	bad   bool // tuser[0] on the last beat
 }
 
 // beats is how many DATA_WIDTH-bit beats a frame takes.
 func beats(n, dataWidth int) uint64 { return uint64((n*8 + dataWidth - 1) / dataWidth) }
 
-func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth int, seed uint64) (*source, error) {
+func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, ports int, seed uint64) (*source, error) {
 	model, port := sc.Port(t.To)
 	s := &source{name: fmt.Sprintf("traffic%d", i), model: model, port: port}
 	rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
 	var frames [][]byte
+	var bad []bool
 	switch t.Kind {
+	case "l2":
+		for range t.Frames {
+			f, b := l2Frame(rng, t, port, ports)
+			frames, bad = append(frames, f), append(bad, b)
+		}
 	case "roce":
 		ops := framegen.KnownOpCodes()
 		for n := 0; n < t.Frames; n++ {
@@ -67,13 +74,63 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth int, 
 			frames = append(frames, p.Data)
 		}
 	}
-	// Frames arrive back to back at line rate plus the configured gap.
+	// Frames arrive back to back at line rate, with the configured gap
+	// after every burst (after every frame unless burst is set).
 	var cycle uint64
-	for _, f := range frames {
-		s.frames = append(s.frames, stamped{cycle: cycle, data: f})
-		cycle += beats(len(f), dataWidth) + uint64(t.GapCycles)
+	burst := max(t.Burst, 1)
+	for k, f := range frames {
+		st := stamped{cycle: cycle, data: f}
+		if bad != nil {
+			st.bad = bad[k]
+		}
+		s.frames = append(s.frames, st)
+		cycle += beats(len(f), dataWidth)
+		if (k+1)%burst == 0 {
+			cycle += uint64(t.GapCycles)
+		}
 	}
 	return s, nil
+}
+
+// HostMAC is the MAC of host h behind input port p in "l2" traffic.
+func HostMAC(p, h int) [6]byte { return [6]byte{0x02, 0, 0, 0, byte(p), byte(h)} }
+
+// l2Frame draws one "l2" frame from a host behind port to a host behind
+// another of the model's ports, or one of the special kinds. Every draw is
+// made for every frame, so changing one share does not shift the others.
+func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int) ([]byte, bool) {
+	pct := func() float64 { return rng.Float64() * 100 }
+	spec := framegen.L2Spec{Src: HostMAC(port, rng.IntN(t.Hosts))}
+	to := rng.IntN(max(ports-1, 1))
+	if to >= port && ports > 1 {
+		to++
+	}
+	spec.Dst = HostMAC(to, rng.IntN(t.Hosts))
+	kind, group, unknown := pct(), rng.IntN(2), rng.Uint32()
+	switch {
+	case kind < t.BroadcastPct:
+		spec.Dst = [6]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+		if group == 1 {
+			spec.Dst = [6]byte{0x01, 0x00, 0x5E, 0x00, 0x00, byte(unknown)}
+		}
+	case kind < t.BroadcastPct+t.UnknownPct:
+		spec.Dst = [6]byte{0x02, 0, 0xFF, byte(unknown >> 16), byte(unknown >> 8), byte(unknown)}
+	}
+	spec.VLAN, spec.PCP, spec.VID = pct() < t.VLANPct, uint8(rng.IntN(8)), uint16(1+rng.IntN(4094))
+	spec.IPv4, spec.DSCP = pct() < t.IPv4Pct, uint8(rng.IntN(64))
+	if pct() < t.ECTPct {
+		spec.ECN = 0b10
+	}
+	spec.Len = t.MinSize + rng.IntN(t.MaxSize-t.MinSize+1)
+	size, runt, oversize := pct(), 20+rng.IntN(40), t.MaxSize+1+rng.IntN(64)
+	switch {
+	case size < t.RuntPct:
+		spec.Len = runt
+	case size < t.RuntPct+t.OversizePct:
+		spec.Len = oversize
+	}
+	bad := pct() < t.BadPct
+	return framegen.BuildL2(rng, spec), bad
 }
 
 // roceFrame draws a RoCEv2 frame of a random opcode and encapsulation whose

@@ -43,6 +43,9 @@ type Model struct {
 	SrcGapPct    int            `toml:"src_gap_pct"`    // random idle cycles between input beats
 	SinkStallPct int            `toml:"sink_stall_pct"` // random cycles the output holds tready low
 	Remote       string         `toml:"remote"`         // host:port of a model started elsewhere
+	// CSR sets configuration registers by name before traffic: the
+	// writes take cycles 0, 1, ... in the order of the names (sorted).
+	CSR map[string]int64 `toml:"csr"`
 }
 
 // Link joins an output port to an input port ("model.out0" -> "model.in0")
@@ -58,7 +61,9 @@ type Link struct {
 
 // Traffic is a source of frames into one input port.
 type Traffic struct {
-	Kind      string `toml:"kind"` // "roce": random valid RoCEv2 frames; "pcap": replay a capture
+	// Kind: "roce": random valid RoCEv2 frames; "pcap": replay a capture;
+	// "l2": Ethernet frames between hosts behind the model's ports (a switch).
+	Kind      string `toml:"kind"`
 	To        string `toml:"to"`   // "model.inN"
 	Frames    int    `toml:"frames"`
 	MinSize   int    `toml:"min_size"`
@@ -69,6 +74,20 @@ type Traffic struct {
 	// without it they end before the ICRC (what an ICRC inserter takes).
 	WithICRC   bool    `toml:"with_icrc"`
 	CorruptPct float64 `toml:"corrupt_pct"` // share of frames with one byte after the Ethernet header damaged
+
+	// Kind "l2": host h behind input port p has MAC 02:00:00:00:pp:hh;
+	// each frame goes from a host of its port to a host of another port,
+	// unless it is one of the shares below (percent of frames).
+	Hosts        int     `toml:"hosts"`         // hosts per port (default 4)
+	Burst        int     `toml:"burst"`         // frames back to back before gap_cycles (default 1)
+	VLANPct      float64 `toml:"vlan_pct"`      // 802.1Q tagged, random PCP
+	IPv4Pct      float64 `toml:"ipv4_pct"`      // IPv4 inside, random DSCP
+	ECTPct       float64 `toml:"ect_pct"`       // of the IPv4 frames: ECN ECT(0)
+	BroadcastPct float64 `toml:"broadcast_pct"` // to the broadcast or a multicast address
+	UnknownPct   float64 `toml:"unknown_pct"`   // to a MAC no host has
+	RuntPct      float64 `toml:"runt_pct"`      // 20 to 59 bytes
+	OversizePct  float64 `toml:"oversize_pct"`  // max_size+1 to max_size+64 bytes
+	BadPct       float64 `toml:"bad_pct"`       // tuser[0] set on the last beat
 }
 
 // Error names the file, line and key of a scenario problem.
@@ -175,6 +194,12 @@ func (s *Scenario) defaults() {
 		if t.MaxSize == 0 {
 			t.MaxSize = 1500
 		}
+		if t.Kind == "l2" && t.Hosts == 0 {
+			t.Hosts = 4
+		}
+		if t.Kind == "l2" && t.Burst == 0 {
+			t.Burst = 1
+		}
 	}
 }
 
@@ -251,8 +276,24 @@ func (s *Scenario) check(data []byte) error {
 			if t.File == "" {
 				return bad(k("file"), "kind \"pcap\" needs a file")
 			}
+		case "l2":
+			if t.MinSize < 60 || t.MaxSize > 9216 || t.MinSize > t.MaxSize {
+				return bad(k("max_size"), "min_size and max_size must lie within 60..9216, are %d and %d", t.MinSize, t.MaxSize)
+			}
+			if t.Hosts < 1 || t.Hosts > 255 || t.Burst < 1 {
+				return bad(k("hosts"), "hosts must be 1 to 255 and burst at least 1")
+			}
+			for _, f := range []struct {
+				key string
+				v   float64
+			}{{"vlan_pct", t.VLANPct}, {"ipv4_pct", t.IPv4Pct}, {"ect_pct", t.ECTPct}, {"broadcast_pct", t.BroadcastPct},
+				{"unknown_pct", t.UnknownPct}, {"runt_pct", t.RuntPct}, {"oversize_pct", t.OversizePct}, {"bad_pct", t.BadPct}} {
+				if !(f.v >= 0 && f.v <= 100) {
+					return bad(k(f.key), "must be 0 to 100, is %g", f.v)
+				}
+			}
 		default:
-			return bad(k("kind"), "unknown traffic kind %q (want \"roce\" or \"pcap\")", t.Kind)
+			return bad(k("kind"), "unknown traffic kind %q (want \"roce\", \"pcap\" or \"l2\")", t.Kind)
 		}
 		if _, _, err := s.port(t.To, "in"); err != nil {
 			return bad(k("to"), "%v", err)
