@@ -28,6 +28,9 @@ const (
 	// to wait for the process to end, so that the error can carry its exit
 	// status and its final output.
 	exitGrace = 500 * time.Millisecond
+	// exitDrain: how long a read may go on after the model's process
+	// exited, to take in what it sent before it died.
+	exitDrain = 200 * time.Millisecond
 	// reapTimeout: how long to wait for a killed process to be reaped.
 	reapTimeout = 2 * time.Second
 	// tellTimeout bounds the best-effort ERROR we send a misbehaving peer.
@@ -328,11 +331,16 @@ func (m *Model) LastOutput() []string {
 }
 
 // watch reaps the process and interrupts any blocking operation, so that
-// a model's death is reported at once, not at the next deadline.
+// a model's death is reported at once, not at the next deadline. It
+// waits exitDrain first: the dead process's end of the socket is closed,
+// so a read in progress gets what the model sent last (a truncated message
+// is a protocol error, not just an exit) and then EOF on its own; the kick
+// is for a socket something else still holds open.
 func (m *Model) watch() {
 	m.cmd.Wait()
 	m.state = m.cmd.ProcessState
 	close(m.exited)
+	time.Sleep(exitDrain)
 	m.kick()
 }
 
@@ -391,8 +399,11 @@ func (m *Model) begin(ctx context.Context, d time.Duration) (end func()) {
 	gen := m.gen
 	m.active = true
 	m.conn.SetDeadline(dl)
-	if m.exitedNow() || m.closing.Load() {
+	switch {
+	case m.closing.Load():
 		m.conn.SetDeadline(aLongTimeAgo)
+	case m.exitedNow() && time.Now().Add(exitDrain).Before(dl):
+		m.conn.SetDeadline(time.Now().Add(exitDrain)) // read what it sent before dying, then stop
 	}
 	m.kmu.Unlock()
 	stop := context.AfterFunc(ctx, func() {
