@@ -62,7 +62,7 @@ bench: build ## benchmarks: golden decode + ICRC per frame size; harness vs raw 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \
 	  echo "verilator --lint-only -Wall $$f"; \
-	  verilator --lint-only -Wall -Irtl/common -Irtl/nic $$f || exit 1; \
+	  verilator --lint-only -Wall -Irtl/common -Irtl/nic -Irtl/switch $$f || exit 1; \
 	done
 	$(GO) vet ./...
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -74,6 +74,29 @@ endef
 $(eval $(call sim_nic_icrc,nic_icrc_64,64))
 $(eval $(call sim_nic_icrc,nic_icrc_512,512))
 
+# ---- eth_switch (rtl/switch) ----
+# $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
+# out, registers and counters on the CSR bus, idle. The other parameters
+# keep their defaults (QUEUES=8 MTU_MAX=2048 SLOTS=64 BUF_BYTES=16384
+# MAC_ENTRIES=64).
+SIM_SWITCH_RTL := rtl/switch/eth_switch.sv rtl/switch/switch_ingress.sv rtl/switch/switch_buffer.sv \
+                  rtl/switch/switch_mac_table.sv rtl/switch/switch_decide.sv rtl/switch/switch_pfc_ctl.sv \
+                  rtl/switch/switch_egress.sv rtl/switch/switch_csr.sv
+define sim_switch
+SIM_MODELS += $1
+$1.top    := switch_top
+$1.rtl    := $(SIM_DIR)/tops/switch_top.sv $(SIM_SWITCH_RTL)
+$1.main   := $(SIM_DIR)/tops/switch_top.cpp
+$1.params := PORTS=$2 DATA_WIDTH=$3
+$1.dw     := $3
+$1.in     := $2
+$1.out    := $2
+endef
+$(eval $(call sim_switch,switch4_64,4,64))
+$(eval $(call sim_switch,switch4_512,4,512))
+$(eval $(call sim_switch,switch8_64,8,64))
+# ---- end eth_switch ----
+
 # Test-only models (built by models-test, not by models): a top that breaks
 # the AXI-Stream and CSR rules on request, the FIFO with an illegal DEPTH,
 # multi-port loops with narrow and odd widths, and a DMA copy engine.

@@ -64,7 +64,7 @@ type Traffic struct {
 	// Kind: "roce": random valid RoCEv2 frames; "pcap": replay a capture;
 	// "l2": Ethernet frames between hosts behind the model's ports (a switch).
 	Kind      string `toml:"kind"`
-	To        string `toml:"to"`   // "model.inN"
+	To        string `toml:"to"` // "model.inN"
 	Frames    int    `toml:"frames"`
 	MinSize   int    `toml:"min_size"`
 	MaxSize   int    `toml:"max_size"`

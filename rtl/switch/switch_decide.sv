@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// switch_decide: eth_switch's decision stage: every frame that ended in
+// cycle L is decided in D = L+1, ports in ascending order (rtl/switch/
+// README.md, "A frame's life", step 2). It owns the slot pool, the per-slot
+// copy bookkeeping, occ(e), qocc(e,p) and ic(i,p).
+//
+// Header fields it reads (byte offsets in the frame):
+//
+//   Ethernet     0       6       12    14
+//               +-------+-------+-----+---------------
+//               |  dst  |  src  | type| payload ...
+//               +-------+-------+-----+---------------
+//   VLAN tag     12: 0x8100, 14: TCI (PCP = byte 14 bits 7:5), 16: inner type
+//   MAC control  12: 0x8808, 14: opcode (0x0101 = PFC), 16: class-enable
+//                vector (priority p = bit p, byte 17), 18+2p: time[p]
+//   IPv4 at o = 14 (untagged) or 18 (one VLAN tag):
+//                o: version (bits 7:4) = 4, IHL (bits 3:0) >= 5
+//                o+1: TOS = DSCP (bits 7:2), ECN (bits 1:0)
+//                o+10: header checksum
+//
+// Per frame (README step numbers):
+//   2.1 validity    len < 60: runt; len > min(MTU, MTU_MAX): oversize;
+//                   tuser: bad (first match)
+//   2.2 MAC control type 0x8808: consumed (no learning, no forwarding);
+//                   PFC: rx_pfc and, with CTRL.pfc_rx, pause loads for
+//                   egress i; other: rx_mac_control
+//   2.3 priority    tagged: PCP; untagged IPv4: DSCP_MAP; else DEFAULT_PRIO
+//   2.4 learning    source without the group bit (to switch_mac_table)
+//   2.5 forwarding  group bit or miss: flood; hit on the ingress: filtered
+//   2.6 slot        first free pool slot (lowest number) becomes the port's
+//                   landing slot; none: no_slot
+//   2.7 admission   per target e ascending: occ(e)+len > BUF_BYTES: tail;
+//                   else queue on (e,p), ECN mark when CTRL.ecn, IPv4 with
+//                   ECN 01/10 and qocc(e,p) (before the add) > ECN_K[p]
+//   2.8             no copy queued: the frame's slot is free from D+1
+//
+// Timing constants (the golden model relies on these):
+//   Each port's decision sees the pool, occ, qocc and ic as updated by the
+//   ports before it in the same cycle. Copies whose last beat is taken in
+//   cycle z (done_*) still count in occ/qocc during z; they are removed at
+//   the end of z together with the slot's bit, and a slot whose last copy
+//   left is back in the pool from z+1, its bytes removed from ic at the end
+//   of z (so the PFC evaluation of cycle z sees ic without them).
+//   Slots freed in cycle z are not allocated before z+1; a frame's own slot
+//   freed at step 2.8 is not reused by a later port in the same cycle.
+//   ic_next is ic after every update of the cycle (for switch_pfc_ctl).
+//   Every counter increment of the cycle is on cnt_add (added at the end of
+//   the cycle by switch_csr).
+//
+// Reset (synchronous, active high) puts slots 0..SLOTS-1 in the pool, clears
+// every copy bit and every byte count; the per-slot length, port and
+// priority are not reset.
+
+module switch_decide #(
+    // Switch ports.
+    parameter int PORTS      = 4,
+    // Bits per beat (the pause time unit is 512 bits).
+    parameter int DATA_WIDTH = 64,
+    // Priority queues per egress port; must be 8.
+    parameter int QUEUES     = 8,
+    // Largest frame, bytes.
+    parameter int MTU_MAX    = 2048,
+    // Pool slots; slots SLOTS..NSLOT-1 are the initial landing slots.
+    parameter int SLOTS      = 64,
+    // All slots.
+    parameter int NSLOT      = SLOTS + 2 * PORTS,
+    // Queued bytes one egress port may hold.
+    parameter int BUF_BYTES  = 16384,
+    // Header bytes captured.
+    parameter int HDR_BYTES  = 48,
+    // Slot number width.
+    parameter int SLOT_W     = $clog2(NSLOT),
+    // Port number width.
+    parameter int PORT_W     = $clog2(PORTS),
+    // Width of a stored frame length.
+    parameter int LEN_W      = 16
+) (
+    input  wire logic                                  clk,
+    input  wire logic                                  rst,
+
+    // frames that ended in the previous cycle
+    input  wire logic [PORTS-1:0]                      dec_valid,
+    input  wire logic [PORTS-1:0][31:0]                dec_len,
+    input  wire logic [PORTS-1:0]                      dec_bad,
+    input  wire logic [PORTS-1:0][SLOT_W-1:0]          dec_slot,
+    input  wire logic [PORTS-1:0][HDR_BYTES*8-1:0]     dec_hdr,
+
+    // configuration (switch_csr)
+    input  wire logic                                  ctrl_ecn,
+    input  wire logic                                  ctrl_pfc_rx,
+    input  wire logic [31:0]                           mtu,
+    input  wire logic [2:0]                            default_prio,
+    input  wire logic [7:0][31:0]                      dscp_map,
+    input  wire logic [QUEUES-1:0][31:0]               ecn_k,
+
+    // MAC table
+    output logic      [PORTS-1:0][47:0]                lookup_mac,
+    input  wire logic [PORTS-1:0]                      lookup_hit,
+    input  wire logic [PORTS-1:0][PORT_W-1:0]          lookup_port,
+    output logic      [PORTS-1:0]                      learn_valid,
+    output logic      [PORTS-1:0][47:0]                learn_mac,
+
+    // new landing slots (to each ingress)
+    output logic      [PORTS-1:0]                      land_swap,
+    output logic      [PORTS-1:0][SLOT_W-1:0]          land_new,
+
+    // copies to queue: enq_valid[e][i] queues ingress i's frame on egress e
+    output logic      [PORTS-1:0][PORTS-1:0]           enq_valid,
+    output logic      [PORTS-1:0][PORTS-1:0]           enq_mark,
+    output logic      [PORTS-1:0][2:0]                 enq_prio,
+    output logic      [PORTS-1:0][SLOT_W-1:0]          enq_slot,
+    output logic      [PORTS-1:0][LEN_W-1:0]           enq_len,
+    output logic      [PORTS-1:0]                      enq_tagged,
+    output logic      [PORTS-1:0][7:0]                 enq_tos,
+    output logic      [PORTS-1:0][15:0]                enq_csum,
+
+    // pause timer loads for egress i (PFC received on port i)
+    output logic      [PORTS-1:0][QUEUES-1:0]          pause_load,
+    output logic      [PORTS-1:0][QUEUES-1:0][31:0]    pause_time,
+
+    // copies whose last beat was taken (one per egress per cycle)
+    input  wire logic [PORTS-1:0]                      done_valid,
+    input  wire logic [PORTS-1:0][SLOT_W-1:0]          done_slot,
+    input  wire logic [PORTS-1:0][2:0]                 done_prio,
+    input  wire logic [PORTS-1:0][LEN_W-1:0]           done_len,
+
+    // ic after this cycle's updates (for switch_pfc_ctl)
+    output logic      [PORTS-1:0][QUEUES-1:0][31:0]    ic_next,
+
+    // counter increments of this cycle, [port][counter]
+    output logic      [PORTS-1:0][31:0][31:0]          cnt_add,
+
+    // some slot holds a queued copy
+    output logic                                       busy
+);
+
+    // Counter numbers (README, CSR map).
+    localparam int CNT_RX_FRAMES    = 0;
+    localparam int CNT_RX_BYTES     = 1;
+    localparam int CNT_DROP_RUNT    = 4;
+    localparam int CNT_DROP_OVER    = 5;
+    localparam int CNT_DROP_BAD     = 6;
+    localparam int CNT_DROP_NO_SLOT = 7;
+    localparam int CNT_DROP_FILTER  = 8;
+    localparam int CNT_RX_PFC       = 9;
+    localparam int CNT_RX_MAC_CTRL  = 10;
+
+    localparam int MIN_LEN     = 60;
+    // time[p] * 512 / DATA_WIDTH cycles = time[p] << PAUSE_SHIFT
+    localparam int PAUSE_SHIFT = $clog2(512 / DATA_WIDTH);
+
+    initial begin
+        if (QUEUES != 8) begin
+            $error("switch_decide: QUEUES must be 8 (queue index = 3-bit priority) (instance %m)");
+            $finish;
+        end
+        if (DATA_WIDTH < 8 || DATA_WIDTH > 512 || (512 / DATA_WIDTH) * DATA_WIDTH != 512 ||
+            (1 << PAUSE_SHIFT) != 512 / DATA_WIDTH) begin
+            $error("switch_decide: DATA_WIDTH must be a power of two, 8 to 512 (instance %m)");
+            $finish;
+        end
+        if (NSLOT != SLOTS + 2 * PORTS || (1 << SLOT_W) < NSLOT || SLOTS < 1) begin
+            $error("switch_decide: NSLOT must be SLOTS + 2*PORTS and fit SLOT_W bits (instance %m)");
+            $finish;
+        end
+        if (HDR_BYTES < 38 || MTU_MAX >= (1 << LEN_W) || MTU_MAX < MIN_LEN) begin
+            $error("switch_decide: HDR_BYTES must be at least 38, MTU_MAX 60..2^LEN_W-1 (instance %m)");
+            $finish;
+        end
+        if (PORTS < 2 || (1 << PORT_W) < PORTS) begin
+            $error("switch_decide: PORTS must be at least 2 and fit PORT_W bits (instance %m)");
+            $finish;
+        end
+    end
+
+    // ---- header fields, per ingress port ----
+
+    logic [PORTS-1:0][47:0]              f_dst;
+    logic [PORTS-1:0][47:0]              f_src;
+    logic [PORTS-1:0]                    f_mac_ctrl;
+    logic [PORTS-1:0]                    f_pfc;
+    logic [PORTS-1:0][7:0]               f_pfc_en;
+    logic [PORTS-1:0][2:0]               f_prio;
+    logic [PORTS-1:0]                    f_ecn_ok;
+    logic [PORTS-1:0]                    f_tagged;
+    logic [PORTS-1:0][7:0]               f_tos;
+    logic [PORTS-1:0][15:0]              f_csum;
+    logic [31:0]                         mtu_eff;
+
+    always_comb begin
+        logic [HDR_BYTES-1:0][7:0] h;     // h[b] is byte b of the frame
+        logic [15:0] etype;
+        logic        v4_plain;
+        logic        v4_tagged;
+        logic [7:0]  vihl;
+        logic [7:0]  tos;
+        logic [15:0] hc;
+        logic [15:0] m_old;
+        logic [15:0] m_new;
+        logic [17:0] sum;
+        logic [16:0] fold1;
+        logic [15:0] fold2;
+        logic [5:0]  dscp;
+        logic [31:0] map;
+
+        mtu_eff    = (mtu > 32'(MTU_MAX)) ? 32'(MTU_MAX) : mtu;
+        pause_time = '0;
+        for (int i = 0; i < PORTS; i++) begin
+            h        = dec_hdr[i];
+            f_dst[i] = {h[0], h[1], h[2], h[3], h[4], h[5]};
+            f_src[i] = {h[6], h[7], h[8], h[9], h[10], h[11]};
+            etype    = {h[12], h[13]};
+
+            // MAC control and PFC
+            f_mac_ctrl[i] = (etype == 16'h8808);
+            f_pfc[i]      = (f_dst[i] == 48'h0180_C200_0001) && ({h[14], h[15]} == 16'h0101);
+            f_pfc_en[i]   = h[17];
+            for (int p = 0; p < QUEUES; p++) begin
+                pause_time[i][p] = {16'd0, h[18 + 2 * p], h[19 + 2 * p]} << PAUSE_SHIFT;
+            end
+
+            // IPv4, untagged or after one VLAN tag
+            f_tagged[i] = (etype == 16'h8100);
+            v4_plain    = (etype == 16'h0800) && (h[14][7:4] == 4'd4) && (h[14][3:0] >= 4'd5);
+            v4_tagged   = f_tagged[i] && ({h[16], h[17]} == 16'h0800) && (h[18][7:4] == 4'd4) &&
+                          (h[18][3:0] >= 4'd5);
+
+            // priority
+            dscp = h[15][7:2];
+            map  = dscp_map[dscp[5:3]];
+            if (f_tagged[i]) begin
+                f_prio[i] = h[14][7:5];
+            end else if (v4_plain) begin
+                f_prio[i] = map[4*dscp[2:0] +: 3];
+            end else begin
+                f_prio[i] = default_prio;
+            end
+
+            // ECN: the rewritten TOS and checksum (RFC 1624 eqn. 3 over the
+            // 16-bit word {version/IHL, TOS}, one's complement sums)
+            vihl  = f_tagged[i] ? h[18] : h[14];
+            tos   = f_tagged[i] ? h[19] : h[15];
+            hc    = f_tagged[i] ? {h[28], h[29]} : {h[24], h[25]};
+            m_old = {vihl, tos};
+            m_new = {vihl, tos | 8'h03};
+            sum   = {2'b00, ~hc} + {2'b00, ~m_old} + {2'b00, m_new};
+            fold1 = {1'b0, sum[15:0]} + {15'd0, sum[17:16]};
+            fold2 = fold1[15:0] + {15'd0, fold1[16]};   // cannot carry again
+            f_ecn_ok[i] = (v4_plain || v4_tagged) && (tos[1:0] == 2'b01 || tos[1:0] == 2'b10);
+            f_tos[i]    = tos | 8'h03;
+            f_csum[i]   = ~fold2[15:0];
+        end
+    end
+
+    // ---- state ----
+
+    logic [NSLOT-1:0]                    free_q, free_d;
+    logic [NSLOT-1:0][PORTS-1:0]         holders_q, holders_d;
+    logic [NSLOT-1:0][PORT_W-1:0]        sin_q, sin_d;
+    logic [NSLOT-1:0][2:0]               sprio_q, sprio_d;
+    logic [NSLOT-1:0][LEN_W-1:0]         slen_q, slen_d;
+    logic [PORTS-1:0][31:0]              occ_q, occ_d;
+    logic [PORTS-1:0][QUEUES-1:0][31:0]  qocc_q, qocc_d;
+    logic [PORTS-1:0][QUEUES-1:0][31:0]  ic_q, ic_d;
+
+    // ---- the decisions, in ascending port order ----
+
+    always_comb begin
+        logic [NSLOT-1:0]  freed;
+        logic [PORTS-1:0]  targets;
+        logic [PORTS-1:0]  copies;
+        logic              found;
+        logic [SLOT_W-1:0] new_slot;
+        logic [LEN_W-1:0]  flen;
+        logic [2:0]        prio;
+        logic              mark;
+
+        free_d      = free_q;
+        freed       = '0;
+        holders_d   = holders_q;
+        sin_d       = sin_q;
+        sprio_d     = sprio_q;
+        slen_d      = slen_q;
+        occ_d       = occ_q;
+        qocc_d      = qocc_q;
+        ic_d        = ic_q;
+        cnt_add     = '0;
+        land_swap   = '0;
+        land_new    = '0;
+        enq_valid   = '0;
+        enq_mark    = '0;
+        pause_load  = '0;
+        learn_valid = '0;
+
+        for (int i = 0; i < PORTS; i++) begin
+            targets  = '0;
+            copies   = '0;
+            found    = 1'b0;
+            new_slot = '0;
+            flen     = dec_len[i][LEN_W-1:0];
+            prio     = f_prio[i];
+            mark     = 1'b0;
+
+            if (dec_valid[i]) begin
+                cnt_add[i][CNT_RX_FRAMES] = cnt_add[i][CNT_RX_FRAMES] + 32'd1;
+                cnt_add[i][CNT_RX_BYTES]  = cnt_add[i][CNT_RX_BYTES] + dec_len[i];
+
+                if (dec_len[i] < 32'(MIN_LEN)) begin
+                    cnt_add[i][CNT_DROP_RUNT] = cnt_add[i][CNT_DROP_RUNT] + 32'd1;
+                end else if (dec_len[i] > mtu_eff) begin
+                    cnt_add[i][CNT_DROP_OVER] = cnt_add[i][CNT_DROP_OVER] + 32'd1;
+                end else if (dec_bad[i]) begin
+                    cnt_add[i][CNT_DROP_BAD] = cnt_add[i][CNT_DROP_BAD] + 32'd1;
+                end else if (f_mac_ctrl[i]) begin
+                    if (f_pfc[i]) begin
+                        cnt_add[i][CNT_RX_PFC] = cnt_add[i][CNT_RX_PFC] + 32'd1;
+                        if (ctrl_pfc_rx) begin
+                            pause_load[i] = f_pfc_en[i];
+                        end
+                    end else begin
+                        cnt_add[i][CNT_RX_MAC_CTRL] = cnt_add[i][CNT_RX_MAC_CTRL] + 32'd1;
+                    end
+                end else begin
+                    // learning (applied by the table at the end of the cycle)
+                    learn_valid[i] = !f_src[i][40];
+
+                    // forwarding
+                    if (f_dst[i][40] || !lookup_hit[i]) begin
+                        targets    = '1;
+                        targets[i] = 1'b0;
+                    end else if (lookup_port[i] != PORT_W'(i)) begin
+                        targets[lookup_port[i]] = 1'b1;
+                    end
+
+                    if (targets == '0) begin
+                        cnt_add[i][CNT_DROP_FILTER] = cnt_add[i][CNT_DROP_FILTER] + 32'd1;
+                    end else begin
+                        // a pool slot to replace the landing slot
+                        for (int s = 0; s < NSLOT; s++) begin
+                            if (!found && free_d[s]) begin
+                                found    = 1'b1;
+                                new_slot = SLOT_W'(s);
+                            end
+                        end
+                        if (!found) begin
+                            cnt_add[i][CNT_DROP_NO_SLOT] = cnt_add[i][CNT_DROP_NO_SLOT] + 32'd1;
+                        end else begin
+                            free_d[new_slot] = 1'b0;
+                            land_swap[i]     = 1'b1;
+                            land_new[i]      = new_slot;
+
+                            // admission, per target in ascending order
+                            for (int e = 0; e < PORTS; e++) begin
+                                if (targets[e]) begin
+                                    if (occ_d[e] + 32'(flen) > 32'(BUF_BYTES)) begin
+                                        cnt_add[e][{2'b10, prio}] = cnt_add[e][{2'b10, prio}] + 32'd1;
+                                    end else begin
+                                        mark = ctrl_ecn && f_ecn_ok[i] && (qocc_d[e][prio] > ecn_k[prio]);
+                                        enq_valid[e][i] = 1'b1;
+                                        enq_mark[e][i]  = mark;
+                                        if (mark) begin
+                                            cnt_add[e][{2'b11, prio}] = cnt_add[e][{2'b11, prio}] + 32'd1;
+                                        end
+                                        occ_d[e]        = occ_d[e] + 32'(flen);
+                                        qocc_d[e][prio] = qocc_d[e][prio] + 32'(flen);
+                                        copies[e]       = 1'b1;
+                                    end
+                                end
+                            end
+
+                            if (copies == '0) begin
+                                // back to the pool from D+1
+                                freed[dec_slot[i]] = 1'b1;
+                            end else begin
+                                holders_d[dec_slot[i]] = copies;
+                                sin_d[dec_slot[i]]     = PORT_W'(i);
+                                sprio_d[dec_slot[i]]   = prio;
+                                slen_d[dec_slot[i]]    = flen;
+                                ic_d[i][prio]          = ic_d[i][prio] + 32'(flen);
+                            end
+                        end
+                    end
+                end
+            end
+        end
+
+        // departures of this cycle: effective from the next one
+        for (int e = 0; e < PORTS; e++) begin
+            if (done_valid[e]) begin
+                occ_d[e]               = occ_d[e] - 32'(done_len[e]);
+                qocc_d[e][done_prio[e]] = qocc_d[e][done_prio[e]] - 32'(done_len[e]);
+                holders_d[done_slot[e]][e] = 1'b0;
+            end
+        end
+        for (int s = 0; s < NSLOT; s++) begin
+            if (holders_q[s] != '0 && holders_d[s] == '0) begin
+                freed[s] = 1'b1;
+                ic_d[sin_q[s]][sprio_q[s]] = ic_d[sin_q[s]][sprio_q[s]] - 32'(slen_q[s]);
+            end
+        end
+        free_d = free_d | freed;
+    end
+
+    always_comb begin
+        for (int i = 0; i < PORTS; i++) begin
+            lookup_mac[i] = f_dst[i];
+            learn_mac[i]  = f_src[i];
+            enq_prio[i]   = f_prio[i];
+            enq_slot[i]   = dec_slot[i];
+            enq_len[i]    = dec_len[i][LEN_W-1:0];
+            enq_tagged[i] = f_tagged[i];
+            enq_tos[i]    = f_tos[i];
+            enq_csum[i]   = f_csum[i];
+        end
+    end
+
+    assign ic_next = ic_d;
+    assign busy    = (holders_q != '0);
+
+    always_ff @(posedge clk) begin
+        sin_q   <= sin_d;
+        sprio_q <= sprio_d;
+        slen_q  <= slen_d;
+        if (rst) begin
+            free_q    <= {{(NSLOT - SLOTS){1'b0}}, {SLOTS{1'b1}}};
+            holders_q <= '0;
+            occ_q     <= '0;
+            qocc_q    <= '0;
+            ic_q      <= '0;
+        end else begin
+            free_q    <= free_d;
+            holders_q <= holders_d;
+            occ_q     <= occ_d;
+            qocc_q    <= qocc_d;
+            ic_q      <= ic_d;
+        end
+    end
+
+endmodule
+
+`resetall

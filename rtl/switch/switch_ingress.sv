@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// switch_ingress: one input port of eth_switch: lands a frame's beats in
+// one of the port's two landing slots, measures it, captures its first
+// HDR_BYTES bytes and hands it to the decision the cycle after its last beat.
+//
+//   s_axis --+--> wr_* (buffer write port: {landing slot, beat})
+//            +--> hdr_q (bytes 0..HDR_BYTES-1), len_q, tuser on the last beat
+//                   |
+//                   v   registered at the last beat (cycle L)
+//            dec_valid, dec_len, dec_bad, dec_slot, dec_hdr   (valid in D = L+1)
+//
+//   landing slots: land_q[0], land_q[1]; cur_q selects the one the arriving
+//   frame fills, and flips at every last beat, so the next frame may start
+//   in L+1 while the frame that ended in L is decided.
+//
+// Timing constants (eth_switch relies on these):
+//   s_axis_tready is always 1.
+//   A frame whose last beat is accepted in cycle L is presented on dec_* in
+//   cycle L+1 (and only then). Its beats are in the buffer from L+1 on.
+//   land_swap in cycle D (the decision cycle) replaces the landing slot the
+//   decided frame used; the port writes it no earlier than D+1.
+//   Beats past the slot (frames longer than the slot) are not written; the
+//   length still counts them (such a frame is dropped as oversize).
+//
+// Reset (synchronous, active high) clears the frame state (length, beat,
+// flags) and sets the two landing slots to LAND0 and LAND1; the header and
+// the decided frame's fields are not reset.
+
+module switch_ingress #(
+    // Bits per beat.
+    parameter int DATA_WIDTH = 64,
+    // Byte lanes per beat.
+    parameter int KEEP_WIDTH = DATA_WIDTH / 8,
+    // Header bytes captured for the decision.
+    parameter int HDR_BYTES  = 48,
+    // Slot number width.
+    parameter int SLOT_W     = 7,
+    // Beat number width within a slot.
+    parameter int BEAT_W     = 8,
+    // Beats of a slot that are written (ceil(MTU_MAX / KEEP_WIDTH)).
+    parameter int SLOT_BEATS = 256,
+    // Landing slots after reset.
+    parameter int LAND0      = 0,
+    parameter int LAND1      = 1
+) (
+    input  wire logic                      clk,
+    input  wire logic                      rst,
+
+    input  wire logic [DATA_WIDTH-1:0]     s_axis_tdata,
+    input  wire logic [KEEP_WIDTH-1:0]     s_axis_tkeep,
+    input  wire logic                      s_axis_tvalid,
+    output wire logic                      s_axis_tready,
+    input  wire logic                      s_axis_tlast,
+    input  wire logic                      s_axis_tuser,
+
+    // buffer write port
+    output logic                           wr_en,
+    output logic [SLOT_W+BEAT_W-1:0]       wr_addr,
+    output logic [DATA_WIDTH-1:0]          wr_data,
+
+    // the frame that ended in the previous cycle
+    output logic                           dec_valid,
+    output logic [31:0]                    dec_len,
+    output logic                           dec_bad,
+    output logic [SLOT_W-1:0]              dec_slot,
+    output logic [HDR_BYTES*8-1:0]         dec_hdr,
+
+    // the decision's answer in the same cycle: a new landing slot
+    input  wire logic                      land_swap,
+    input  wire logic [SLOT_W-1:0]         land_new,
+
+    // a frame is arriving or waiting for its decision
+    output logic                           busy
+);
+
+    initial begin
+        if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
+            $error("switch_ingress: KEEP_WIDTH must be DATA_WIDTH/8 (instance %m)");
+            $finish;
+        end
+        if (SLOT_BEATS < 1 || SLOT_BEATS > 2**BEAT_W || HDR_BYTES < 1) begin
+            $error("switch_ingress: SLOT_BEATS must be 1..2^BEAT_W (instance %m)");
+            $finish;
+        end
+        if (LAND0 >= 2**SLOT_W || LAND1 >= 2**SLOT_W || LAND0 == LAND1) begin
+            $error("switch_ingress: LAND0 and LAND1 must be two slots (instance %m)");
+            $finish;
+        end
+    end
+
+    logic [1:0][SLOT_W-1:0]  land_q, land_d;
+    logic                    cur_q, cur_d;
+    logic                    dec_idx_q, dec_idx_d;
+    logic                    in_frame_q, in_frame_d;
+    logic [BEAT_W:0]         beat_q, beat_d;     // saturates at SLOT_BEATS
+    logic [31:0]             len_q, len_d;
+    logic [HDR_BYTES*8-1:0]  hdr_q, hdr_d;
+    logic                    dec_valid_q, dec_valid_d;
+    logic [31:0]             dec_len_q, dec_len_d;
+    logic                    dec_bad_q, dec_bad_d;
+    logic [SLOT_W-1:0]       dec_slot_q, dec_slot_d;
+
+    logic [31:0]             beat_bytes;
+
+    always_comb begin
+        beat_bytes = 32'd0;
+        for (int k = 0; k < KEEP_WIDTH; k++) begin
+            beat_bytes = beat_bytes + {31'd0, s_axis_tkeep[k]};
+        end
+    end
+
+    always_comb begin
+        land_d      = land_q;
+        cur_d       = cur_q;
+        dec_idx_d   = dec_idx_q;
+        in_frame_d  = in_frame_q;
+        beat_d      = beat_q;
+        len_d       = len_q;
+        hdr_d       = hdr_q;
+        dec_valid_d = 1'b0;
+        dec_len_d   = dec_len_q;
+        dec_bad_d   = dec_bad_q;
+        dec_slot_d  = dec_slot_q;
+
+        // The decided frame's landing slot now belongs to its copies.
+        if (land_swap) begin
+            land_d[dec_idx_q] = land_new;
+        end
+
+        if (s_axis_tvalid) begin
+            for (int b = 0; b < HDR_BYTES; b++) begin
+                if (beat_q == (BEAT_W + 1)'(b / KEEP_WIDTH)) begin
+                    hdr_d[8*b +: 8] = s_axis_tdata[8*(b % KEEP_WIDTH) +: 8];
+                end
+            end
+            if (s_axis_tlast) begin
+                dec_valid_d = 1'b1;
+                dec_len_d   = len_q + beat_bytes;
+                dec_bad_d   = s_axis_tuser;
+                dec_slot_d  = land_q[cur_q];
+                dec_idx_d   = cur_q;
+                cur_d       = !cur_q;
+                in_frame_d  = 1'b0;
+                beat_d      = '0;
+                len_d       = 32'd0;
+            end else begin
+                in_frame_d  = 1'b1;
+                len_d       = len_q + beat_bytes;
+                if (beat_q != (BEAT_W + 1)'(SLOT_BEATS)) begin
+                    beat_d = beat_q + 1'b1;
+                end
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        hdr_q      <= hdr_d;
+        dec_len_q  <= dec_len_d;
+        dec_bad_q  <= dec_bad_d;
+        dec_slot_q <= dec_slot_d;
+        if (rst) begin
+            land_q      <= {SLOT_W'(LAND1), SLOT_W'(LAND0)};
+            cur_q       <= 1'b0;
+            dec_idx_q   <= 1'b0;
+            in_frame_q  <= 1'b0;
+            beat_q      <= '0;
+            len_q       <= 32'd0;
+            dec_valid_q <= 1'b0;
+        end else begin
+            land_q      <= land_d;
+            cur_q       <= cur_d;
+            dec_idx_q   <= dec_idx_d;
+            in_frame_q  <= in_frame_d;
+            beat_q      <= beat_d;
+            len_q       <= len_d;
+            dec_valid_q <= dec_valid_d;
+        end
+    end
+
+    assign s_axis_tready = 1'b1;
+
+    assign wr_en   = s_axis_tvalid && (beat_q < (BEAT_W + 1)'(SLOT_BEATS));
+    assign wr_addr = {land_q[cur_q], beat_q[BEAT_W-1:0]};
+    assign wr_data = s_axis_tdata;
+
+    assign dec_valid = dec_valid_q;
+    assign dec_len   = dec_len_q;
+    assign dec_bad   = dec_bad_q;
+    assign dec_slot  = dec_slot_q;
+    assign dec_hdr   = hdr_q;
+
+    assign busy = in_frame_q || dec_valid_q;
+
+endmodule
+
+`resetall

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// switch_pfc_ctl: eth_switch's 802.1Qbb PFC generation: one XON/XOFF state
+// machine per (ingress port i, priority p), driven by ic(i,p), the bytes of
+// frames that came in on i with priority p and still hold a slot.
+//
+//            ic(i,p) > PFC_XOFF: send XOFF, refresh := t + PFC_REFRESH
+//   OFF  ------------------------------------------------------------->  ON
+//   OFF  <-------------------------------------------------------------  ON
+//            ic(i,p) <= PFC_XON: send XON
+//   ON, t == refresh (and not the above): send XOFF, refresh := t + PFC_REFRESH
+//
+// Timing constants (the golden model relies on these):
+//   Evaluated at the end of every cycle t on ic after all of cycle t's
+//   updates (the ic input is the next-state value), with the CTRL.pfc_tx,
+//   PFC_XOFF, PFC_XON and PFC_REFRESH values of cycle t (a CSR write of
+//   cycle t is seen from t+1). A frame to send is pushed (push[i][p]) in
+//   cycle t; the egress queues it on port i, visible to its scheduler from
+//   t+1; pushes of one port are queued in ascending p.
+//   The refresh cycle is absolute (64 bits): PFC_REFRESH = 0 never
+//   refreshes.
+//   With CTRL.pfc_tx clear nothing is evaluated: the states hold.
+//
+// Reset (synchronous, active high) sets every state to OFF.
+
+module switch_pfc_ctl #(
+    // Switch ports.
+    parameter int PORTS  = 4,
+    // Priorities (queues) per port.
+    parameter int QUEUES = 8
+) (
+    input  wire logic                                 clk,
+    input  wire logic                                 rst,
+
+    input  wire logic [63:0]                          cycle,
+    input  wire logic                                 enable,
+    input  wire logic [31:0]                          xoff_bytes,
+    input  wire logic [31:0]                          xon_bytes,
+    input  wire logic [31:0]                          refresh_cycles,
+    input  wire logic [PORTS-1:0][QUEUES-1:0][31:0]   ic,
+
+    output logic      [PORTS-1:0][QUEUES-1:0]         push,
+    output logic      [PORTS-1:0][QUEUES-1:0]         push_xoff
+);
+
+    initial begin
+        if (PORTS < 1 || QUEUES < 1) begin
+            $error("switch_pfc_ctl: PORTS and QUEUES must be at least 1 (instance %m)");
+            $finish;
+        end
+    end
+
+    logic [PORTS-1:0][QUEUES-1:0]        on_q, on_d;
+    logic [PORTS-1:0][QUEUES-1:0][63:0]  refresh_q, refresh_d;
+
+    always_comb begin
+        on_d      = on_q;
+        refresh_d = refresh_q;
+        push      = '0;
+        push_xoff = '0;
+        if (enable) begin
+            for (int i = 0; i < PORTS; i++) begin
+                for (int p = 0; p < QUEUES; p++) begin
+                    if (!on_q[i][p]) begin
+                        if (ic[i][p] > xoff_bytes) begin
+                            on_d[i][p]      = 1'b1;
+                            push[i][p]      = 1'b1;
+                            push_xoff[i][p] = 1'b1;
+                            refresh_d[i][p] = cycle + {32'd0, refresh_cycles};
+                        end
+                    end else if (ic[i][p] <= xon_bytes) begin
+                        on_d[i][p]      = 1'b0;
+                        push[i][p]      = 1'b1;
+                        push_xoff[i][p] = 1'b0;
+                    end else if (cycle == refresh_q[i][p]) begin
+                        push[i][p]      = 1'b1;
+                        push_xoff[i][p] = 1'b1;
+                        refresh_d[i][p] = cycle + {32'd0, refresh_cycles};
+                    end
+                end
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        refresh_q <= refresh_d;
+        if (rst) begin
+            on_q <= '0;
+        end else begin
+            on_q <= on_d;
+        end
+    end
+
+endmodule
+
+`resetall
