@@ -24,6 +24,10 @@ type Node struct {
 	mrs  map[uint32]MemoryRegion
 
 	rr   int          // QP served first by the next Poll (round robin)
+	// pend marks the QPs that may have a packet to send: set by anything
+	// that can give a QP work (a post, a frame, a timer), cleared when
+	// its poll finds nothing. Poll and NextEvent look only at these.
+	pend []bool
 	cnps []*qp        // CNPs waiting to be sent, oldest first
 	comp []Completion // completions since the last TakeCompletions
 
@@ -61,7 +65,8 @@ func NewNode(cfg NodeConfig, mem Memory) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Node{cfg: cfg, ip: cfg.IP.As4(), mem: mem, byQP: map[roce.QPN]*qp{}, mrs: map[uint32]MemoryRegion{}}, nil
+	return &Node{cfg: cfg, ip: cfg.IP.As4(), mem: mem, byQP: map[roce.QPN]*qp{}, mrs: map[uint32]MemoryRegion{},
+		wake: math.MaxUint64}, nil
 }
 
 // Config returns the node's configuration.
@@ -76,7 +81,9 @@ func (n *Node) AddQP(c QPConfig) error {
 		return fmt.Errorf("rc: QP %v exists", c.QPN)
 	}
 	q := newQP(n, c.withDefaults())
+	q.idx = len(n.qps)
 	n.qps = append(n.qps, q)
+	n.pend = append(n.pend, false)
 	n.byQP[c.QPN] = q
 	return nil
 }
@@ -104,6 +111,7 @@ func (n *Node) PostSend(qpn roce.QPN, wr WorkRequest, now uint64) error {
 		return fmt.Errorf("%w: op %v length %d (at most %d)", ErrBadRequest, wr.Op, wr.Length, MaxMessage)
 	}
 	n.advance(now)
+	n.pend[q.idx] = true
 	return q.postSend(wr, now)
 }
 
@@ -209,6 +217,7 @@ func (n *Node) Receive(frame []byte, now uint64) {
 		q.counters[RxCNP]++
 		if n.cfg.DCQCN.LineRate != 0 {
 			q.rp.OnCNP(now)
+			n.pend[q.idx] = true
 			n.noteTimers(q)
 		}
 		return
@@ -236,6 +245,7 @@ func (n *Node) Receive(frame []byte, now uint64) {
 	} else {
 		q.response(b, now)
 	}
+	n.pend[q.idx] = true
 	n.noteTimers(q)
 }
 
@@ -254,12 +264,18 @@ func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 		return build(buf, &q.hdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true
 	}
 	for i := range n.qps {
-		q := n.qps[(n.rr+i)%len(n.qps)]
+		k := (n.rr + i) % len(n.qps)
+		if !n.pend[k] {
+			continue
+		}
+		q := n.qps[k]
 		if f, ok := q.poll(now, buf); ok {
 			n.noteTimers(q)
-			n.rr = (n.rr + i + 1) % len(n.qps)
+			n.rr = (k + 1) % len(n.qps)
 			return f, true
 		}
+		// Nothing now; a QP held back by its rate limiter stays pending.
+		n.pend[k] = q.paced() && now < q.nextSend
 	}
 	return nil, false
 }
@@ -271,8 +287,15 @@ func (n *Node) NextEvent() (cycle uint64, ok bool) {
 	if len(n.cnps) > 0 {
 		return 0, true
 	}
-	for _, q := range n.qps {
-		if c, qok := q.nextEvent(); qok && (!ok || c < cycle) {
+	for k, q := range n.qps {
+		var c uint64
+		var qok bool
+		if n.pend[k] {
+			c, qok = q.nextEvent() // work and timers
+		} else {
+			c, qok = q.timerAt() // no work: only its timers can wake it
+		}
+		if qok && (!ok || c < cycle) {
 			cycle, ok = c, true
 		}
 	}
@@ -285,7 +308,10 @@ func (n *Node) advance(now uint64) {
 		return
 	}
 	n.wake = math.MaxUint64
-	for _, q := range n.qps {
+	for k, q := range n.qps {
+		if c, ok := q.timerAt(); ok && c <= now {
+			n.pend[k] = true // a timer fires: the QP may have something to send
+		}
 		q.advance(now)
 		n.noteTimers(q)
 	}

@@ -9,6 +9,7 @@ import (
 // (expected PSN, MSN, receive queue, READ resources) and the DCQCN state.
 type qp struct {
 	n        *Node
+	idx      int // in Node.qps
 	cfg      QPConfig
 	hdr      header
 	tos      uint8
