@@ -23,7 +23,7 @@ type Node struct {
 	byQP map[roce.QPN]*qp
 	mrs  map[uint32]MemoryRegion
 
-	rr   int          // QP served first by the next Poll (round robin)
+	rr int // QP served first by the next Poll (round robin)
 	// pend marks the QPs that may have a packet to send: set by anything
 	// that can give a QP work (a post, a frame, a timer), cleared when
 	// its poll finds nothing. Poll and NextEvent look only at these.
