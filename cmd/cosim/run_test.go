@@ -80,7 +80,7 @@ func TestRunDefaultScenario(t *testing.T) {
 	code, stdout, stderr, took := cli(context.Background(), "run", "--out", out, "--models", models)
 	t.Logf("%.2fs\n%s%s", took.Seconds(), stdout, stderr)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "run icrc-default (built-in default scenario) seed=1")
+	assert.Contains(t, stdout, "run default (built-in default scenario) seed=1")
 	assert.Contains(t, stdout, "mismatched 0, missing 0, unexpected 0")
 	assert.True(t, strings.HasSuffix(stdout, "PASS\n"))
 	assert.Empty(t, stderr)

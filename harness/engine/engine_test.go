@@ -221,8 +221,17 @@ func TestDefaultScenarioPasses(t *testing.T) {
 	requirePass(t, s, err)
 
 	frames := sc.Traffic[0].Frames
-	assert.Equal(t, 2*frames, s.FramesIn, "every frame into icrc.in0 and, over the link, into icrc.in1")
-	assert.Equal(t, 2*frames, s.FramesOut)
+	swFrames := 0
+	for _, tr := range sc.Traffic[1:] {
+		swFrames += tr.Frames
+	}
+	assert.Equal(t, 2*frames+swFrames, s.FramesIn, "every frame into icrc.in0 and, over the link, into icrc.in1; the switch's")
+	assert.Greater(t, s.FramesOut, 2*frames+swFrames, "the switch floods")
+	var swIn uint64
+	for p := range 4 {
+		swIn += counter(t, s, "sw", fmt.Sprintf("port%d.rx_frames", p))
+	}
+	assert.EqualValues(t, swFrames, swIn, "the switch counts every frame")
 	assert.Positive(t, s.Faults["link_corrupt"], "the link must damage some frames")
 	assert.EqualValues(t, frames, counter(t, s, "icrc", "insert.roce"))
 	assert.EqualValues(t, frames, counter(t, s, "icrc", "check.roce")+counter(t, s, "icrc", "check.other"))
@@ -246,7 +255,11 @@ func TestDefaultScenarioPasses(t *testing.T) {
 		assert.Equal(t, engine.PcapName(names[0]), filepath.Base(f))
 		ifaces = append(ifaces, names...)
 	}
-	assert.ElementsMatch(t, []string{src, link, sink}, ifaces, "one pcapng per source, link and sink")
+	want := []string{src, link, sink}
+	for p := range 4 {
+		want = append(want, fmt.Sprintf("traffic%d->sw.in%d", p+1, p), fmt.Sprintf("sw.out%d->sink", p))
+	}
+	assert.ElementsMatch(t, want, ifaces, "one pcapng per source, link and sink")
 	ps := packets(t, cfg.OutDir)
 	got := byInterface(ps)
 	assert.Len(t, got[src], frames)

@@ -18,20 +18,26 @@ func TestDefault(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, scenario.DefaultName, s.File)
-	assert.Equal(t, "icrc-default", s.Name)
+	assert.Equal(t, "default", s.Name)
 	assert.Nil(t, s.Seed, "the default leaves the seed to --seed")
 	assert.Equal(t, uint64(20_000_000), s.Cycles)
 	assert.Equal(t, 156.25, s.ClockMHz)
 	assert.Equal(t, uint64(100_000), s.DrainCap)
 
-	require.Len(t, s.Models, 1)
+	require.Len(t, s.Models, 2)
 	assert.Equal(t, scenario.Model{Name: "icrc", Top: "nic_icrc", DataWidth: 64, SrcGapPct: 10, SinkStallPct: 10}, s.Models[0])
+	assert.Equal(t, "switch4", s.Models[1].Top)
+	assert.EqualValues(t, 7, s.Models[1].CSR["CTRL"], "strict priority, ECN, PFC generation")
 
 	require.Len(t, s.Links, 1)
 	assert.Equal(t, scenario.Link{From: "icrc.out0", To: "icrc.in1", Latency: 256, CorruptPct: 1}, s.Links[0])
 
-	require.Len(t, s.Traffic, 1)
+	require.Len(t, s.Traffic, 5)
 	assert.Equal(t, scenario.Traffic{Kind: "roce", To: "icrc.in0", Frames: 2000, MinSize: 60, MaxSize: 4200}, s.Traffic[0])
+	for p, tr := range s.Traffic[1:] {
+		assert.Equal(t, "l2", tr.Kind)
+		assert.Equal(t, fmt.Sprintf("sw.in%d", p), tr.To)
+	}
 }
 
 func TestDefaultTOML(t *testing.T) {
@@ -49,7 +55,7 @@ func TestDefaultTOML(t *testing.T) {
 	}
 	_, err = scenario.Default()
 	assert.NoError(t, err)
-	assert.Contains(t, string(scenario.DefaultTOML()), `name = "icrc-default"`)
+	assert.Contains(t, string(scenario.DefaultTOML()), `name = "default"`)
 }
 
 func TestDefaults(t *testing.T) {

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/ethswitch"
+)
+
+// switchGolden runs golden/ethswitch, the cycle model of rtl/switch, for
+// a switch top: it decides each frame the cycle after its last beat and
+// emits frames as the windows pass, under the same output backpressure
+// as the DUT (cosim.SinkReady).
+type switchGolden struct {
+	m    *ethswitch.Model
+	outs []ethswitch.Out
+	out  []Output
+}
+
+func newSwitchGolden(ports int) func(GoldenEnv) Golden {
+	return func(env GoldenEnv) Golden {
+		cfg := ethswitch.DefaultConfig() // the parameters sim/build.mk builds with
+		cfg.Ports, cfg.DataWidth = ports, env.DataWidth
+		if env.SinkStallPct > 0 {
+			cfg.Ready = func(port int, c uint64) bool {
+				return cosim.SinkReady(env.Seed, env.SinkStallPct, uint32(port), c)
+			}
+		}
+		m, err := ethswitch.New(cfg)
+		if err != nil {
+			panic(fmt.Sprintf("switch golden model: %v", err)) // the registry's own parameters
+		}
+		return &switchGolden{m: m}
+	}
+}
+
+func (g *switchGolden) Accept(port int, _, last uint64, data []byte, bad bool) []Output {
+	if err := g.m.Input(port, data, bad, last); err != nil {
+		panic(fmt.Sprintf("switch golden model: %v", err)) // the engine feeds accepts in order
+	}
+	return nil
+}
+
+func (g *switchGolden) Advance(until uint64) []Output {
+	g.m.Run(until)
+	g.outs = g.m.AppendOutputs(g.outs[:0])
+	g.out = g.out[:0]
+	for _, o := range g.outs {
+		g.out = append(g.out, Output{Port: o.Port, Data: o.Frame})
+	}
+	return g.out
+}
+
+func (g *switchGolden) CSRWrite(addr, data uint32, cycle uint64) {
+	if err := g.m.CSRWrite(addr, data, cycle); err != nil {
+		panic(fmt.Sprintf("switch golden model: %v", err))
+	}
+}
+
+func (g *switchGolden) Counters() map[string]uint64 { return g.m.CounterMap() }
+
+// switchRegisters names the configuration registers of rtl/switch/README.md.
+func switchRegisters() map[string]uint32 {
+	r := map[string]uint32{
+		"CTRL": ethswitch.AddrCtrl, "MTU": ethswitch.AddrMTU, "AGE_CYCLES": ethswitch.AddrAgeCycles,
+		"DEFAULT_PRIO": ethswitch.AddrDefaultPrio, "PFC_XOFF": ethswitch.AddrPFCXoff, "PFC_XON": ethswitch.AddrPFCXon,
+		"PFC_QUANTA": ethswitch.AddrPFCQuanta, "PFC_REFRESH": ethswitch.AddrPFCRefresh,
+		"SWITCH_MAC_LO": ethswitch.AddrSwitchMACLo, "SWITCH_MAC_HI": ethswitch.AddrSwitchMACHi,
+	}
+	for k := range 8 {
+		r[fmt.Sprintf("DSCP_MAP%d", k)] = ethswitch.AddrDSCPMap + uint32(4*k)
+		r[fmt.Sprintf("ECN_K%d", k)] = ethswitch.AddrECNK + uint32(4*k)
+		r[fmt.Sprintf("QUANTUM%d", k)] = ethswitch.AddrQuantum + uint32(4*k)
+	}
+	return r
+}
+
+func init() {
+	for _, ports := range []int{4, 8} {
+		Register(Top{
+			Name: fmt.Sprintf("switch%d", ports), Module: "switch_top", In: ports, Out: ports,
+			Golden:    newSwitchGolden(ports),
+			Counters:  ethswitch.CounterAddrs(ports),
+			Registers: switchRegisters(),
+		})
+	}
+}
