@@ -1,6 +1,11 @@
 package ethswitch
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
 
 // TestTiming measures each constant of timing.go on the model, so that a
 // change of either shows up here.
@@ -58,5 +63,25 @@ func TestTiming(t *testing.T) {
 	// CSRWriteDelay: see TestRules/csr_write_timing and TestCSRTiming.
 	if CSRWriteDelay != 1 || CSRReadLatency != 1 || LandingSlots != 2 {
 		t.Error("CSR and landing slot constants changed: update the README and the RTL header")
+	}
+}
+
+// The RTL's header states the same timing constants as timing.go.
+func TestTimingMatchesRTLHeader(t *testing.T) {
+	src, err := os.ReadFile("../../rtl/switch/eth_switch.sv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := string(src)
+	for _, want := range []string{
+		fmt.Sprintf("LATENCY = %d", Latency),
+		fmt.Sprintf("D = L+%d", DecideDelay),
+		fmt.Sprintf("N = time[p] * %d / DATA_WIDTH", PauseQuantumBits),
+		fmt.Sprintf("picks of D+%d .. D+N", PauseStartDelay),
+		fmt.Sprintf("take effect for cycle t+%d", CSRWriteDelay),
+	} {
+		if !strings.Contains(header, want) {
+			t.Errorf("rtl/switch/eth_switch.sv header does not say %q", want)
+		}
 	}
 }
