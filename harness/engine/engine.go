@@ -180,6 +180,9 @@ type run struct {
 	byName  map[string]*node
 	links   []*link
 	sources []*source
+	// pausers: the sources that honour the PFC frames leaving an output
+	// port, and how late those frames reach them.
+	pausers map[portRef][]pauser
 	sb      *scoreboard.Scoreboard
 	check   *checker             // owns sb, the golden models and pcaps while the loop runs
 	pcaps   []*pcapio.LinkWriter // one per source, link and unlinked output
@@ -260,8 +263,39 @@ func newRun(cfg Config) (*run, error) {
 			return nil, &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)}
 		}
 		r.sources = append(r.sources, s)
+		if t.PauseFrom != "" {
+			pm, pp := sc.Port(t.PauseFrom)
+			from := portRef{pm, pp}
+			if err := r.checkPort(from, false); err != nil {
+				return nil, err
+			}
+			if r.pausers == nil {
+				r.pausers = map[portRef][]pauser{}
+			}
+			r.pausers[from] = append(r.pausers[from], pauser{s, t.PauseLatency})
+		}
 	}
 	return r, nil
+}
+
+// pauser is a source that honours PFC frames, latency cycles after their
+// last beat left the model.
+type pauser struct {
+	s       *source
+	latency uint64
+}
+
+// pfcFrame decodes an 802.1Qbb PFC frame: the priorities it names and
+// their pause times (PROTOCOL-NOTES 7).
+func pfcFrame(f []byte) (enable uint8, times [8]uint16, ok bool) {
+	if len(f) < 34 || f[0] != 0x01 || f[1] != 0x80 || f[2] != 0xC2 || f[3] != 0 || f[4] != 0 || f[5] != 0x01 ||
+		f[12] != 0x88 || f[13] != 0x08 || f[14] != 0x01 || f[15] != 0x01 {
+		return 0, times, false
+	}
+	for p := range 8 {
+		times[p] = uint16(f[18+2*p])<<8 | uint16(f[19+2*p])
+	}
+	return f[17], times, true
 }
 
 func (r *run) checkPort(p portRef, in bool) error {
@@ -410,6 +444,11 @@ func (r *run) loop(ctx context.Context) error {
 	for _, l := range r.links {
 		lookahead = min(lookahead, l.latency)
 	}
+	for _, ps := range r.pausers {
+		for _, p := range ps {
+			lookahead = min(lookahead, p.latency) // a pause must not reach back into a window already run
+		}
+	}
 	progress := newProgress(r.cfg.Progress)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -556,6 +595,13 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 	}
 	batch = append(batch, job{kind: jobAdvance, n: n, cycle: end})
 	for _, f := range rep.Frames {
+		if ps := r.pausers[portRef{n.name, int(f.Port)}]; ps != nil {
+			if enable, times, ok := pfcFrame(f.Data); ok {
+				for _, p := range ps {
+					p.s.pause(enable, times, f.LastCycle+p.latency)
+				}
+			}
+		}
 		batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
 		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}
 		if l := n.links[int(f.Port)]; l != nil {

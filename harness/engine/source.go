@@ -21,6 +21,37 @@ type source struct {
 	port   int
 	frames []stamped
 	next   int
+
+	// A pausable source (pause_from) is stamped as it goes: frames are
+	// offered at their stamps into one queue per priority and leave one
+	// at a time on the line, each as soon as the line is free and its
+	// priority is not paused. Pauses become known at window ends and
+	// take effect at least a window later (the engine's lookahead is at
+	// most pause_latency), so nothing already sent is ever affected.
+	pausable   bool
+	dataWidth  int
+	prio       []uint8 // per frame
+	pending    [8]fifoInts
+	pauseUntil [8]uint64
+	lineFree   uint64
+	out        []stamped
+}
+
+// fifoInts is a queue of frame indices.
+type fifoInts struct {
+	items []int
+	head  int
+}
+
+func (q *fifoInts) push(i int)  { q.items = append(q.items, i) }
+func (q *fifoInts) empty() bool { return q.head == len(q.items) }
+func (q *fifoInts) front() int  { return q.items[q.head] }
+func (q *fifoInts) pop()        { q.head++; q.compact() }
+func (q *fifoInts) compact() {
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		q.items = q.items[:copy(q.items, q.items[q.head:])]
+		q.head = 0
+	}
 }
 
 type stamped struct {
@@ -89,7 +120,54 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			cycle += uint64(t.GapCycles)
 		}
 	}
+	if t.PauseFrom != "" {
+		s.pausable, s.dataWidth = true, dataWidth
+		for _, f := range s.frames {
+			s.prio = append(s.prio, framePCP(f.data))
+		}
+	}
 	return s, nil
+}
+
+// framePCP is a frame's 802.1Q priority, 0 when untagged.
+func framePCP(f []byte) uint8 {
+	if len(f) >= 16 && f[12] == 0x81 && f[13] == 0x00 {
+		return f[14] >> 5
+	}
+	return 0
+}
+
+// pause applies a PFC frame that reaches the source at cycle at: each
+// enabled priority is paused for its time in quanta of 512 bit times (a
+// time of 0 resumes it), from at on.
+func (s *source) pause(enable uint8, times [8]uint16, at uint64) {
+	for p := range 8 {
+		if enable&(1<<p) != 0 {
+			s.pauseUntil[p] = at + uint64(times[p])*512/uint64(s.dataWidth)
+		}
+	}
+}
+
+// start is when the head of priority p's queue can go: the line free, the
+// frame offered, the priority not paused.
+func (s *source) start(p int) uint64 {
+	i := s.pending[p].front()
+	return max(s.lineFree, s.frames[i].cycle, s.pauseUntil[p])
+}
+
+// pick returns the pending frame that can go first (ties: the one offered
+// first) and when; ok is false when nothing is pending.
+func (s *source) pick() (p int, at uint64, ok bool) {
+	for q := range 8 {
+		if s.pending[q].empty() {
+			continue
+		}
+		c := s.start(q)
+		if !ok || c < at || c == at && s.pending[q].front() < s.pending[p].front() {
+			p, at, ok = q, c, true
+		}
+	}
+	return p, at, ok
 }
 
 // HostMAC is the MAC of host h behind input port p in "l2" traffic.
@@ -105,6 +183,9 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int) ([]byte, bool)
 	if to >= port && ports > 1 {
 		to++
 	}
+	if t.ToPort != nil {
+		to = *t.ToPort
+	}
 	spec.Dst = HostMAC(to, rng.IntN(t.Hosts))
 	kind, group, unknown := pct(), rng.IntN(2), rng.Uint32()
 	switch {
@@ -117,6 +198,9 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int) ([]byte, bool)
 		spec.Dst = [6]byte{0x02, 0, 0xFF, byte(unknown >> 16), byte(unknown >> 8), byte(unknown)}
 	}
 	spec.VLAN, spec.PCP, spec.VID = pct() < t.VLANPct, uint8(rng.IntN(8)), uint16(1+rng.IntN(4094))
+	if t.PCP != nil {
+		spec.PCP = uint8(*t.PCP)
+	}
 	spec.IPv4, spec.DSCP = pct() < t.IPv4Pct, uint8(rng.IntN(64))
 	if pct() < t.ECTPct {
 		spec.ECN = 0b10
@@ -165,6 +249,9 @@ func roceFrame(rng *rand.Rand, ops []roce.OpCode, t scenario.Traffic) ([]byte, e
 
 // due returns the frames arriving before cycle end and consumes them.
 func (s *source) due(end uint64) []stamped {
+	if s.pausable {
+		return s.duePausable(end)
+	}
 	i := s.next
 	for s.next < len(s.frames) && s.frames[s.next].cycle < end {
 		s.next++
@@ -172,8 +259,40 @@ func (s *source) due(end uint64) []stamped {
 	return s.frames[i:s.next]
 }
 
+func (s *source) duePausable(end uint64) []stamped {
+	for s.next < len(s.frames) && s.frames[s.next].cycle < end {
+		s.pending[s.prio[s.next]].push(s.next)
+		s.next++
+	}
+	s.out = s.out[:0]
+	for {
+		p, at, ok := s.pick()
+		if !ok || at >= end {
+			return s.out
+		}
+		i := s.pending[p].front()
+		s.pending[p].pop()
+		f := s.frames[i]
+		f.cycle = at
+		s.out = append(s.out, f)
+		s.lineFree = at + beats(len(f.data), s.dataWidth)
+	}
+}
+
 // nextCycle returns the arrival of the next frame, or false when done.
 func (s *source) nextCycle() (uint64, bool) {
+	if s.pausable {
+		c, ok := uint64(0), false
+		if _, at, pok := s.pick(); pok {
+			c, ok = at, true
+		}
+		if s.next < len(s.frames) {
+			if at := max(s.lineFree, s.frames[s.next].cycle); !ok || at < c {
+				c, ok = at, true
+			}
+		}
+		return c, ok
+	}
 	if s.next >= len(s.frames) {
 		return 0, false
 	}

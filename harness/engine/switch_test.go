@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rocesim/cosim/harness/engine"
 )
 
 // switchTraffic: a switch of the given width with random l2 traffic into
@@ -118,4 +120,80 @@ func TestSwitchRandom100k(t *testing.T) {
 			}
 		})
 	}
+}
+
+// incast: ports 0, 1 and 2 send tagged priority-3 frames at line rate to
+// the hosts behind port 3, which first sends a few frames so the switch
+// learns them. With pfc, the generators honour the switch's PFC frames.
+func incast(csr string, pfc bool) string {
+	s := fmt.Sprintf(`
+name = "switch-incast"
+cycles = 50_000_000
+
+[[model]]
+name = "sw"
+top = "switch4"
+data_width = 64
+[model.csr]
+%s
+
+[[traffic]]
+kind = "l2"
+to = "sw.in3"
+frames = 40
+max_size = 200
+hosts = 2
+to_port = 0
+gap_cycles = 20
+`, csr)
+	for p := range 3 {
+		s += fmt.Sprintf(`
+[[traffic]]
+kind = "l2"
+to = "sw.in%d"
+frames = 1500
+min_size = 200
+max_size = 1518
+hosts = 2
+to_port = 3
+vlan_pct = 100
+pcp = 3
+ipv4_pct = 100
+ect_pct = 100
+`, p)
+		if pfc {
+			s += fmt.Sprintf("pause_from = \"sw.out%d\"\npause_latency = 64\n", p)
+		}
+	}
+	return s
+}
+
+func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
+	for p := range ports {
+		n += s.Counters["sw"][fmt.Sprintf("port%d.%s", p, name)].DUT
+	}
+	return n
+}
+
+// Incast without PFC: the egress overflows and drops exactly where the
+// golden model says; ECN marks start at the threshold.
+func TestSwitchIncastTailDrop(t *testing.T) {
+	sc := parse(t, incast("CTRL = 2\nECN_K3 = 4000\nMTU = 1518", false))
+	s, err := run(t, config(t, sc, 3))
+	requirePass(t, s, err)
+	assert.Positive(t, counter(t, s, "sw", "port3.drop_tail[3]"), "the egress overflows")
+	assert.Positive(t, counter(t, s, "sw", "port3.ecn_marked[3]"))
+	assert.Zero(t, sumCounter(s, "tx_pfc", 4))
+}
+
+// Incast with PFC: the switch pauses the three senders before the egress
+// overflows, and they honour it: not one frame is dropped.
+func TestSwitchIncastPFC(t *testing.T) {
+	sc := parse(t, incast("CTRL = 14\nECN_K3 = 4000\nMTU = 1518\nPFC_XOFF = 2000\nPFC_XON = 1000\nPFC_QUANTA = 200\nPFC_REFRESH = 800", true))
+	s, err := run(t, config(t, sc, 3))
+	requirePass(t, s, err)
+	assert.Zero(t, counter(t, s, "sw", "port3.drop_tail[3]"), "lossless")
+	assert.Positive(t, sumCounter(s, "tx_pfc", 4), "PFC frames sent")
+	assert.Positive(t, counter(t, s, "sw", "port3.ecn_marked[3]"))
+	assert.EqualValues(t, 4540, sumCounter(s, "rx_frames", 4), "every frame arrived")
 }

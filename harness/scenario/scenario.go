@@ -88,6 +88,18 @@ type Traffic struct {
 	RuntPct      float64 `toml:"runt_pct"`      // 20 to 59 bytes
 	OversizePct  float64 `toml:"oversize_pct"`  // max_size+1 to max_size+64 bytes
 	BadPct       float64 `toml:"bad_pct"`       // tuser[0] set on the last beat
+	// ToPort sends every unicast frame to a host behind this port (incast);
+	// -1 (the default) picks a random other port per frame.
+	ToPort *int `toml:"to_port"`
+	// PCP fixes the priority of tagged frames (default: random 0..7).
+	PCP *int `toml:"pcp"`
+	// PauseFrom makes the generator honour 802.1Qbb PFC like a host's NIC:
+	// PFC frames leaving that output port ("model.outN") reach it
+	// PauseLatency cycles after their last beat and pause its frames of
+	// the priorities they name (a frame's priority is its PCP, 0 when
+	// untagged). Frames of other priorities go on.
+	PauseFrom    string `toml:"pause_from"`
+	PauseLatency uint64 `toml:"pause_latency"`
 }
 
 // Error names the file, line and key of a scenario problem.
@@ -282,6 +294,20 @@ func (s *Scenario) check(data []byte) error {
 			}
 			if t.Hosts < 1 || t.Hosts > 255 || t.Burst < 1 {
 				return bad(k("hosts"), "hosts must be 1 to 255 and burst at least 1")
+			}
+			if t.PauseFrom != "" {
+				if _, _, err := s.port(t.PauseFrom, "out"); err != nil {
+					return bad(k("pause_from"), "%v", err)
+				}
+				if t.PauseLatency < 1 || t.PauseLatency > maxInt {
+					return bad(k("pause_latency"), "must be at least 1 cycle with pause_from")
+				}
+			}
+			if t.ToPort != nil && *t.ToPort < 0 {
+				return bad(k("to_port"), "must not be negative")
+			}
+			if t.PCP != nil && (*t.PCP < 0 || *t.PCP > 7) {
+				return bad(k("pcp"), "must be 0 to 7, is %d", *t.PCP)
 			}
 			for _, f := range []struct {
 				key string
