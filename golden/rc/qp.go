@@ -82,72 +82,65 @@ func (q *qp) advance(now uint64) {
 	}
 }
 
+// earliest keeps the smallest of the cycles it is given.
+type earliest struct {
+	c  uint64
+	ok bool
+}
+
+func (e *earliest) take(x uint64) {
+	if !e.ok || x < e.c {
+		e.c, e.ok = x, true
+	}
+}
+
 // timerAt returns the QP's earliest timer deadline.
 func (q *qp) timerAt() (uint64, bool) {
-	var c uint64
-	ok := false
-	take := func(x uint64) {
-		if !ok || x < c {
-			c, ok = x, true
-		}
-	}
+	var e earliest
 	if q.n.cfg.DCQCN.LineRate != 0 {
-		if x, rok := q.rp.NextEvent(); rok {
-			take(x)
+		if x, ok := q.rp.NextEvent(); ok {
+			e.take(x)
 		}
 	}
 	if !q.err {
 		if q.req.rnrWait {
-			take(q.req.rnrUntil)
+			e.take(q.req.rnrUntil)
 		}
 		if q.req.timerOn {
-			take(q.req.deadline)
+			e.take(q.req.deadline)
 		}
 	}
-	return c, ok
+	return e.c, e.ok
 }
 
+// nextEvent is the earliest cycle the QP may send or a timer fires: its
+// timers, and its next packet (at once, or when the rate limiter lets it).
 func (q *qp) nextEvent() (uint64, bool) {
-	var c uint64
-	ok := false
-	take := func(x uint64) {
-		if !ok || x < c {
-			c, ok = x, true
-		}
-	}
-	if q.n.cfg.DCQCN.LineRate != 0 {
-		if x, rok := q.rp.NextEvent(); rok {
-			take(x)
-		}
+	var e earliest
+	if c, ok := q.timerAt(); ok {
+		e.take(c)
 	}
 	if q.err {
 		if j := q.resp.head(); j != nil && j.kind == jobAck {
-			take(0) // the NAK that moved the QP to error still goes out
+			e.take(0) // the NAK that moved the QP to error still goes out
 		}
-		return c, ok
+		return e.c, e.ok
+	}
+	send := uint64(0)
+	if q.paced() {
+		send = q.nextSend
 	}
 	if j := q.resp.head(); j != nil {
-		if j.kind == jobRead && q.paced() {
-			take(q.nextSend)
+		if j.kind == jobRead {
+			e.take(send)
 		} else {
-			take(0)
+			e.take(0)
 		}
 	}
-	r := &q.req
-	switch {
-	case r.rnrWait:
-		take(r.rnrUntil)
-	case q.req.ready(q):
-		if q.paced() {
-			take(q.nextSend)
-		} else {
-			take(0)
-		}
+	if !q.req.rnrWait && q.req.ready(q) {
+		e.take(send)
 	}
-	if r.timerOn {
-		take(r.deadline)
-	}
-	return c, ok
+	return e.c, e.ok
 }
 
 // poll builds the QP's next packet, if it may send one at now. The
