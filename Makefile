@@ -55,7 +55,7 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory models-test
 
-bench: build ## benchmarks: golden decode + ICRC per frame size; harness vs raw model speed
+bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); harness vs raw model speed
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 
