@@ -303,8 +303,8 @@ module eth_switch #(
     logic [PORTS-1:0][SLOT_W-1:0]         done_slot;
     logic [PORTS-1:0][2:0]                done_prio;
     logic [PORTS-1:0][LEN_W-1:0]          done_len;
-    logic [PORTS-1:0][QUEUES-1:0][31:0]   ic_next;
-    logic [PORTS-1:0][31:0][31:0]         dec_cnt_add;
+    logic [31:0]                          ic_next [PORTS][QUEUES];
+    logic [31:0]                          dec_cnt_add [PORTS][32];
     logic                                 dec_busy;
 
     switch_decide #(
@@ -438,26 +438,12 @@ module eth_switch #(
 
     // ---- registers and counters ----
 
-    localparam int CNT_TX_FRAMES = 2;
-    localparam int CNT_TX_BYTES  = 3;
-    localparam int CNT_TX_PFC    = 11;
-
-    logic [PORTS-1:0][31:0][31:0] cnt_add;
-
-    always_comb begin
-        cnt_add = dec_cnt_add;
-        for (int e = 0; e < PORTS; e++) begin
-            cnt_add[e][CNT_TX_FRAMES] = cnt_add[e][CNT_TX_FRAMES] + {31'd0, tx_done[e]};
-            cnt_add[e][CNT_TX_BYTES]  = cnt_add[e][CNT_TX_BYTES] + (tx_done[e] ? 32'(tx_len[e]) : 32'd0);
-            cnt_add[e][CNT_TX_PFC]    = cnt_add[e][CNT_TX_PFC] + {31'd0, tx_pfc[e]};
-        end
-    end
-
     switch_csr #(
         .PORTS     (PORTS),
         .DATA_WIDTH(DATA_WIDTH),
         .QUEUES    (QUEUES),
-        .MTU_MAX   (MTU_MAX)
+        .MTU_MAX   (MTU_MAX),
+        .LEN_W     (LEN_W)
     ) u_csr (
         .clk         (clk),
         .rst         (rst),
@@ -482,7 +468,10 @@ module eth_switch #(
         .dscp_map    (cfg_dscp_map),
         .ecn_k       (cfg_ecn_k),
         .quantum     (cfg_quantum),
-        .cnt_add     (cnt_add)
+        .cnt_add     (dec_cnt_add),
+        .tx_done     (tx_done),
+        .tx_pfc      (tx_pfc),
+        .tx_len      (tx_len)
     );
 
     // no frame arriving or waiting for its decision, no slot holding a

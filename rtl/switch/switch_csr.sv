@@ -24,7 +24,8 @@
 //   The value is the register as it was during cycle t: counters include
 //   every event up to the end of cycle t-1, not those of cycle t.
 //   Counters are 32 bits and wrap; cnt_add holds the increments of the
-//   cycle, added at its end.
+//   cycle, added at its end, with those of tx_* (a frame's last beat taken:
+//   tx_frames, tx_bytes, tx_pfc).
 //   Read-back: only the bits a register has (CTRL [3:0], DEFAULT_PRIO
 //   [2:0], PFC_QUANTA and SWITCH_MAC_HI [15:0], DSCP_MAP bits 4j+2..4j);
 //   the others read 0. Unmapped addresses, ports >= PORTS and counters
@@ -41,7 +42,9 @@ module switch_csr #(
     // Priority queues per port; must be 8.
     parameter int QUEUES     = 8,
     // Largest frame, bytes (reset value of MTU and QUANTUM).
-    parameter int MTU_MAX    = 2048
+    parameter int MTU_MAX    = 2048,
+    // Width of a frame length on tx_len.
+    parameter int LEN_W      = 16
 ) (
     input  wire logic                              clk,
     input  wire logic                              rst,
@@ -70,7 +73,10 @@ module switch_csr #(
     output logic      [QUEUES-1:0][31:0]           quantum,
 
     // counter increments of this cycle, [port][counter]
-    input  wire logic [PORTS-1:0][31:0][31:0]      cnt_add
+    input  wire logic [31:0]                       cnt_add [PORTS][32],
+    input  wire logic [PORTS-1:0]                  tx_done,
+    input  wire logic [PORTS-1:0]                  tx_pfc,
+    input  wire logic [PORTS-1:0][LEN_W-1:0]       tx_len
 );
 
     localparam logic [31:0] ID_VALUE   = 32'h5357_0001;
@@ -79,6 +85,10 @@ module switch_csr #(
     localparam logic [31:0] CNT_EXISTS = 32'hFFFF_0FFF;
     localparam logic [31:0] DSCP_BITS  = 32'h7777_7777;
     localparam int          PORT_W     = (PORTS > 1) ? $clog2(PORTS) : 1;
+    // the counters tx_* adds to
+    localparam int          CNT_TX_FRAMES = 2;
+    localparam int          CNT_TX_BYTES  = 3;
+    localparam int          CNT_TX_PFC    = 11;
 
     initial begin
         if (PORTS < 1 || PORTS > 16 || QUEUES != 8 || DATA_WIDTH / 8 > 255) begin
@@ -100,7 +110,8 @@ module switch_csr #(
     logic [7:0][31:0]         dscp_q, dscp_d;
     logic [QUEUES-1:0][31:0]  ecn_k_q, ecn_k_d;
     logic [QUEUES-1:0][31:0]  quantum_q, quantum_d;
-    logic [PORTS-1:0][31:0][31:0] cnt_q, cnt_d;
+    logic [PORTS-1:0][31:0][31:0] cnt_q;
+    logic                     cnt_we;
     logic [31:0]              rdata_d;
 
     // address decode
@@ -131,11 +142,9 @@ module switch_csr #(
         ecn_k_d   = ecn_k_q;
         quantum_d = quantum_q;
 
-        for (int i = 0; i < PORTS; i++) begin
-            for (int n = 0; n < 32; n++) begin
-                cnt_d[i][n] = CNT_EXISTS[n] ? cnt_q[i][n] + cnt_add[i][n] : 32'd0;
-            end
-        end
+        // counters are written by the always_ff below (cnt_we: a CSR write
+        // that wins over the increments of its cycle)
+        cnt_we    = 1'b0;
 
         if (csr_we) begin
             unique casez (csr_addr)
@@ -156,7 +165,7 @@ module switch_csr #(
             endcase
             if (a_cnt && a_port < 4'(PORTS) && a_num < 6'd32 && CNT_EXISTS[a_num[4:0]] &&
                 csr_addr[1:0] == 2'b00) begin
-                cnt_d[a_port[PORT_W-1:0]][a_num[4:0]] = csr_wdata;
+                cnt_we = 1'b1;
             end
         end
 
@@ -219,7 +228,23 @@ module switch_csr #(
             dscp_q     <= dscp_d;
             ecn_k_q    <= ecn_k_d;
             quantum_q  <= quantum_d;
-            cnt_q      <= cnt_d;
+            for (int i = 0; i < PORTS; i++) begin
+                for (int n = 0; n < 32; n++) begin
+                    if (!CNT_EXISTS[n]) begin
+                        cnt_q[i][n] <= 32'd0;
+                    end else if (cnt_we && a_port[PORT_W-1:0] == PORT_W'(i) && a_num[4:0] == 5'(n)) begin
+                        cnt_q[i][n] <= csr_wdata;
+                    end else if (n == CNT_TX_FRAMES) begin
+                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + {31'd0, tx_done[i]};
+                    end else if (n == CNT_TX_BYTES) begin
+                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + (tx_done[i] ? 32'(tx_len[i]) : 32'd0);
+                    end else if (n == CNT_TX_PFC) begin
+                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + {31'd0, tx_pfc[i]};
+                    end else begin
+                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n];
+                    end
+                end
+            end
         end
     end
 

@@ -129,10 +129,10 @@ module switch_decide #(
     input  wire logic [PORTS-1:0][LEN_W-1:0]           done_len,
 
     // ic after this cycle's updates (for switch_pfc_ctl)
-    output logic      [PORTS-1:0][QUEUES-1:0][31:0]    ic_next,
+    output logic      [31:0]                           ic_next [PORTS][QUEUES],
 
     // counter increments of this cycle, [port][counter]
-    output logic      [PORTS-1:0][31:0][31:0]          cnt_add,
+    output logic      [31:0]                           cnt_add [PORTS][32],
 
     // some slot holds a queued copy
     output logic                                       busy
@@ -260,17 +260,31 @@ module switch_decide #(
 
     logic [NSLOT-1:0]                    free_q, free_d;
     logic [NSLOT-1:0][PORTS-1:0]         holders_q, holders_d;
-    logic [NSLOT-1:0][PORT_W-1:0]        sin_q, sin_d;
-    logic [NSLOT-1:0][2:0]               sprio_q, sprio_d;
-    logic [NSLOT-1:0][LEN_W-1:0]         slen_q, slen_d;
     logic [PORTS-1:0][31:0]              occ_q, occ_d;
-    logic [PORTS-1:0][QUEUES-1:0][31:0]  qocc_q, qocc_d;
-    logic [PORTS-1:0][QUEUES-1:0][31:0]  ic_q, ic_d;
+    logic [31:0]                         qocc_q [PORTS][QUEUES];
+    logic [31:0]                         qocc_d [PORTS][QUEUES];
+    logic [31:0]                         ic_q [PORTS][QUEUES];
+    logic [31:0]                         ic_d [PORTS][QUEUES];
+
+    // per slot holding copies: the ingress port, priority and length of its
+    // frame, written at the decision (store) and read when its last copy
+    // leaves
+    logic [PORT_W-1:0]                   sin_q [NSLOT];
+    logic [2:0]                          sprio_q [NSLOT];
+    logic [LEN_W-1:0]                    slen_q [NSLOT];
+    logic [PORTS-1:0]                    store;
 
     // ---- the decisions, in ascending port order ----
+    // (registers only: the pool, copies and byte counts after them, _dc)
+
+    logic [NSLOT-1:0]                    free_dc;
+    logic [NSLOT-1:0]                    freed_dc;
+    logic [NSLOT-1:0][PORTS-1:0]         holders_dc;
+    logic [PORTS-1:0][31:0]              occ_dc;
+    logic [31:0]                         qocc_dc [PORTS][QUEUES];
+    logic [31:0]                         ic_dc [PORTS][QUEUES];
 
     always_comb begin
-        logic [NSLOT-1:0]  freed;
         logic [PORTS-1:0]  targets;
         logic [PORTS-1:0]  copies;
         logic              found;
@@ -279,16 +293,18 @@ module switch_decide #(
         logic [2:0]        prio;
         logic              mark;
 
-        free_d      = free_q;
-        freed       = '0;
-        holders_d   = holders_q;
-        sin_d       = sin_q;
-        sprio_d     = sprio_q;
-        slen_d      = slen_q;
-        occ_d       = occ_q;
-        qocc_d      = qocc_q;
-        ic_d        = ic_q;
-        cnt_add     = '0;
+        free_dc     = free_q;
+        freed_dc    = '0;
+        holders_dc  = holders_q;
+        store       = '0;
+        occ_dc      = occ_q;
+        qocc_dc     = qocc_q;
+        ic_dc       = ic_q;
+        for (int e = 0; e < PORTS; e++) begin
+            for (int n = 0; n < 32; n++) begin
+                cnt_add[e][n] = 32'd0;
+            end
+        end
         land_swap   = '0;
         land_new    = '0;
         enq_valid   = '0;
@@ -341,7 +357,7 @@ module switch_decide #(
                     end else begin
                         // a pool slot to replace the landing slot
                         for (int s = 0; s < NSLOT; s++) begin
-                            if (!found && free_d[s]) begin
+                            if (!found && free_dc[s]) begin
                                 found    = 1'b1;
                                 new_slot = SLOT_W'(s);
                             end
@@ -349,57 +365,80 @@ module switch_decide #(
                         if (!found) begin
                             cnt_add[i][CNT_DROP_NO_SLOT] = cnt_add[i][CNT_DROP_NO_SLOT] + 32'd1;
                         end else begin
-                            free_d[new_slot] = 1'b0;
-                            land_swap[i]     = 1'b1;
-                            land_new[i]      = new_slot;
+                            free_dc[new_slot] = 1'b0;
+                            land_swap[i]      = 1'b1;
+                            land_new[i]       = new_slot;
 
                             // admission, per target in ascending order
                             for (int e = 0; e < PORTS; e++) begin
                                 if (targets[e]) begin
-                                    if (occ_d[e] + 32'(flen) > 32'(BUF_BYTES)) begin
+                                    if (occ_dc[e] + 32'(flen) > 32'(BUF_BYTES)) begin
                                         cnt_add[e][{2'b10, prio}] = cnt_add[e][{2'b10, prio}] + 32'd1;
                                     end else begin
-                                        mark = ctrl_ecn && f_ecn_ok[i] && (qocc_d[e][prio] > ecn_k[prio]);
+                                        mark = ctrl_ecn && f_ecn_ok[i] && (qocc_dc[e][prio] > ecn_k[prio]);
                                         enq_valid[e][i] = 1'b1;
                                         enq_mark[e][i]  = mark;
                                         if (mark) begin
                                             cnt_add[e][{2'b11, prio}] = cnt_add[e][{2'b11, prio}] + 32'd1;
                                         end
-                                        occ_d[e]        = occ_d[e] + 32'(flen);
-                                        qocc_d[e][prio] = qocc_d[e][prio] + 32'(flen);
-                                        copies[e]       = 1'b1;
+                                        occ_dc[e]        = occ_dc[e] + 32'(flen);
+                                        qocc_dc[e][prio] = qocc_dc[e][prio] + 32'(flen);
+                                        copies[e]        = 1'b1;
                                     end
                                 end
                             end
 
                             if (copies == '0) begin
                                 // back to the pool from D+1
-                                freed[dec_slot[i]] = 1'b1;
+                                freed_dc[dec_slot[i]] = 1'b1;
                             end else begin
-                                holders_d[dec_slot[i]] = copies;
-                                sin_d[dec_slot[i]]     = PORT_W'(i);
-                                sprio_d[dec_slot[i]]   = prio;
-                                slen_d[dec_slot[i]]    = flen;
-                                ic_d[i][prio]          = ic_d[i][prio] + 32'(flen);
+                                holders_dc[dec_slot[i]] = copies;
+                                store[i]                = 1'b1;
+                                ic_dc[i][prio]          = ic_dc[i][prio] + 32'(flen);
                             end
                         end
                     end
                 end
             end
         end
+    end
+
+    // ---- departures of this cycle (done_*), after the decisions ----
+
+    always_comb begin
+        logic [NSLOT-1:0]  freed;
+        logic              dup;
+        logic [SLOT_W-1:0] ds;
+
+        free_d    = free_dc;
+        freed     = freed_dc;
+        holders_d = holders_dc;
+        occ_d     = occ_dc;
+        qocc_d    = qocc_dc;
+        ic_d      = ic_dc;
 
         // departures of this cycle: effective from the next one
         for (int e = 0; e < PORTS; e++) begin
             if (done_valid[e]) begin
-                occ_d[e]               = occ_d[e] - 32'(done_len[e]);
-                qocc_d[e][done_prio[e]] = qocc_d[e][done_prio[e]] - 32'(done_len[e]);
+                occ_d[e]                   = occ_d[e] - 32'(done_len[e]);
+                qocc_d[e][done_prio[e]]    = qocc_d[e][done_prio[e]] - 32'(done_len[e]);
                 holders_d[done_slot[e]][e] = 1'b0;
             end
         end
-        for (int s = 0; s < NSLOT; s++) begin
-            if (holders_q[s] != '0 && holders_d[s] == '0) begin
-                freed[s] = 1'b1;
-                ic_d[sin_q[s]][sprio_q[s]] = ic_d[sin_q[s]][sprio_q[s]] - 32'(slen_q[s]);
+        // a slot whose last copy left: only a done slot can be one (a
+        // decision sets copies, never clears them); each such slot once
+        for (int e = 0; e < PORTS; e++) begin
+            ds  = done_slot[e];
+            dup = 1'b0;
+            for (int f = 0; f < e; f++) begin
+                if (done_valid[f] && done_slot[f] == ds) begin
+                    dup = 1'b1;
+                end
+            end
+            if (done_valid[e] && !dup && 32'(ds) < NSLOT &&
+                holders_q[ds] != '0 && holders_d[ds] == '0) begin
+                freed[ds] = 1'b1;
+                ic_d[sin_q[ds]][sprio_q[ds]] = ic_d[sin_q[ds]][sprio_q[ds]] - 32'(slen_q[ds]);
             end
         end
         free_d = free_d | freed;
@@ -422,15 +461,23 @@ module switch_decide #(
     assign busy    = (holders_q != '0);
 
     always_ff @(posedge clk) begin
-        sin_q   <= sin_d;
-        sprio_q <= sprio_d;
-        slen_q  <= slen_d;
+        for (int i = 0; i < PORTS; i++) begin
+            if (store[i]) begin
+                sin_q[dec_slot[i]]   <= PORT_W'(i);
+                sprio_q[dec_slot[i]] <= f_prio[i];
+                slen_q[dec_slot[i]]  <= dec_len[i][LEN_W-1:0];
+            end
+        end
         if (rst) begin
             free_q    <= {{(NSLOT - SLOTS){1'b0}}, {SLOTS{1'b1}}};
             holders_q <= '0;
             occ_q     <= '0;
-            qocc_q    <= '0;
-            ic_q      <= '0;
+            for (int e = 0; e < PORTS; e++) begin
+                for (int p = 0; p < QUEUES; p++) begin
+                    qocc_q[e][p] <= 32'd0;
+                    ic_q[e][p]   <= 32'd0;
+                end
+            end
         end else begin
             free_q    <= free_d;
             holders_q <= holders_d;

@@ -170,28 +170,24 @@ module switch_egress #(
     desc_t                            qmem [QUEUES][QDEPTH];
     logic [QUEUES-1:0][QPTR_W:0]      qwr_q, qwr_d;
     logic [QUEUES-1:0][QPTR_W:0]      qrd_q, qrd_d;
-    logic [QUEUES-1:0][PORTS-1:0]     q_push;
-    logic [QUEUES-1:0][PORTS-1:0][QPTR_W-1:0] q_push_at;
+    logic [PORTS-1:0][QPTR_W-1:0]     q_push_at;
     desc_t [PORTS-1:0]                enq_desc;
     desc_t [QUEUES-1:0]               head;
     logic [QUEUES-1:0]                nonempty;
 
     always_comb begin
-        logic [QPTR_W:0] n;
+        // copy i lands at the write pointer of its queue as advanced by the
+        // copies of lower ports
+        qwr_d = qwr_q;
         for (int i = 0; i < PORTS; i++) begin
-            enq_desc[i] = '{slot: enq_slot[i], len: enq_len[i], mark: enq_mark[i], vlan: enq_tagged[i],
-                            tos: enq_tos[i], csum: enq_csum[i]};
+            enq_desc[i]  = '{slot: enq_slot[i], len: enq_len[i], mark: enq_mark[i], vlan: enq_tagged[i],
+                             tos: enq_tos[i], csum: enq_csum[i]};
+            q_push_at[i] = qwr_d[enq_prio[i]][QPTR_W-1:0];
+            if (enq_valid[i]) begin
+                qwr_d[enq_prio[i]] = qwr_d[enq_prio[i]] + 1'b1;
+            end
         end
         for (int q = 0; q < QUEUES; q++) begin
-            n = '0;
-            for (int i = 0; i < PORTS; i++) begin
-                q_push[q][i]    = enq_valid[i] && (enq_prio[i] == 3'(q));
-                q_push_at[q][i] = qwr_q[q][QPTR_W-1:0] + n[QPTR_W-1:0];
-                if (q_push[q][i]) begin
-                    n = n + 1'b1;
-                end
-            end
-            qwr_d[q]    = qwr_q[q] + n;
             head[q]     = qmem[q][qrd_q[q][QPTR_W-1:0]];
             nonempty[q] = (qwr_q[q] != qrd_q[q]);
         end
@@ -204,14 +200,12 @@ module switch_egress #(
     logic [PPTR_W:0]       prd_q, prd_d;
     logic [QUEUES-1:0]     p_push;
     logic [QUEUES-1:0][PPTR_W-1:0] p_push_at;
-    pfc_t [QUEUES-1:0]     p_new;
     logic                  pfc_waiting;
 
     always_comb begin
         logic [PPTR_W:0] n;
         n = '0;
         for (int p = 0; p < QUEUES; p++) begin
-            p_new[p]     = '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
             p_push[p]    = pfc_push[p] && ((pwr_q - prd_q + n) < (PPTR_W + 1)'(PFC_DEPTH));
             p_push_at[p] = pwr_q[PPTR_W-1:0] + n[PPTR_W-1:0];
             if (p_push[p]) begin
@@ -263,9 +257,6 @@ module switch_egress #(
         logic [2:0]        strict_q;
         logic              drr_ok;
         logic [2:0]        drr_q;
-        logic [2:0]        rr;
-        logic              fresh;
-        logic [QUEUES-1:0][33:0] deficit;
 
         taken   = out_valid_q && m_axis_tready;
         tx_free = !out_valid_q || (taken && out_last_q);
@@ -281,32 +272,35 @@ module switch_egress #(
             end
         end
 
-        // deficit round robin: at most QUEUES steps
-        rr      = rr_q;
-        fresh   = fresh_q;
-        deficit = deficit_q;
-        drr_ok  = 1'b0;
-        drr_q   = 3'd0;
-        for (int step = 0; step < QUEUES; step++) begin
-            if (!drr_ok) begin
-                if (!elig[rr]) begin
-                    if (!nonempty[rr]) begin
-                        deficit[rr] = '0;
-                    end
-                    rr    = rr + 3'd1;
-                    fresh = 1'b0;
-                end else begin
-                    if (!fresh) begin
-                        deficit[rr] = deficit[rr] + {2'b00, quantum[rr]};
-                        fresh       = 1'b1;
-                    end
-                    if (deficit[rr] >= 34'(head[rr].len)) begin
-                        deficit[rr] = deficit[rr] - 34'(head[rr].len);
-                        drr_ok      = 1'b1;
-                        drr_q       = rr;
+        // deficit round robin: at most QUEUES steps, run only in a cycle
+        // whose pick it makes (its state changes only then)
+        rr_d      = rr_q;
+        fresh_d   = fresh_q;
+        deficit_d = deficit_q;
+        drr_ok    = 1'b0;
+        drr_q     = 3'd0;
+        if (tx_free && !pfc_waiting && ctrl_sched) begin
+            for (int step = 0; step < QUEUES; step++) begin
+                if (!drr_ok) begin
+                    if (!elig[rr_d]) begin
+                        if (!nonempty[rr_d]) begin
+                            deficit_d[rr_d] = '0;
+                        end
+                        rr_d    = rr_d + 3'd1;
+                        fresh_d = 1'b0;
                     end else begin
-                        rr    = rr + 3'd1;
-                        fresh = 1'b0;
+                        if (!fresh_d) begin
+                            deficit_d[rr_d] = deficit_d[rr_d] + {2'b00, quantum[rr_d]};
+                            fresh_d         = 1'b1;
+                        end
+                        if (deficit_d[rr_d] >= 34'(head[rr_d].len)) begin
+                            deficit_d[rr_d] = deficit_d[rr_d] - 34'(head[rr_d].len);
+                            drr_ok          = 1'b1;
+                            drr_q           = rr_d;
+                        end else begin
+                            rr_d    = rr_d + 3'd1;
+                            fresh_d = 1'b0;
+                        end
                     end
                 end
             end
@@ -315,16 +309,10 @@ module switch_egress #(
         pick_pfc   = tx_free && pfc_waiting;
         pick_queue = 1'b0;
         pick_q     = 3'd0;
-        rr_d       = rr_q;
-        fresh_d    = fresh_q;
-        deficit_d  = deficit_q;
         if (tx_free && !pfc_waiting) begin
             if (ctrl_sched) begin
                 pick_queue = drr_ok;
                 pick_q     = drr_q;
-                rr_d       = rr;
-                fresh_d    = fresh;
-                deficit_d  = deficit;
             end else begin
                 pick_queue = strict_ok;
                 pick_q     = strict_q;
@@ -382,46 +370,57 @@ module switch_egress #(
         int                tos_at;
         int                csum_at;
 
-        // the PFC frame
-        pv      = '0;
-        pv[0]   = 8'h01;
-        pv[1]   = 8'h80;
-        pv[2]   = 8'hC2;
-        pv[3]   = 8'h00;
-        pv[4]   = 8'h00;
-        pv[5]   = 8'h01;
-        for (int k = 0; k < 6; k++) begin
-            pv[6 + k] = nx_pent.mac[8*(5-k) +: 8];
-        end
-        pv[12]  = 8'h88;
-        pv[13]  = 8'h08;
-        pv[14]  = 8'h01;
-        pv[15]  = 8'h01;
-        pv[16]  = 8'h00;
-        pv[17]  = 8'h01 << nx_pent.prio;
-        if (nx_pent.xoff) begin
-            pv[18 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[15:8];
-            pv[19 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[7:0];
-        end
-
         base    = int'(nx_beat) * KEEP_WIDTH;
         len     = nx_pfc ? PFC_LEN : int'(nx_desc.len);
         rem     = len - base;
         tos_at  = nx_desc.vlan ? 19 : 15;
         csum_at = nx_desc.vlan ? 28 : 24;
+        if (rem >= KEEP_WIDTH) begin
+            out_keep_d = '1;
+        end else if (rem <= 0) begin
+            out_keep_d = '0;
+        end else begin
+            out_keep_d = ~({KEEP_WIDTH{1'b1}} << rem);
+        end
         out_data_d = rd_data;
-        for (int j = 0; j < KEEP_WIDTH; j++) begin
-            out_keep_d[j] = (j < rem);
-            if (nx_pfc) begin
-                out_data_d[8*j +: 8] = (base + j < PFC_VEC) ? pv[(base + j) % PFC_VEC] : 8'h00;
-            end else if (nx_desc.mark) begin
-                if (base + j == tos_at) begin
-                    out_data_d[8*j +: 8] = nx_desc.tos;
-                end else if (base + j == csum_at) begin
-                    out_data_d[8*j +: 8] = nx_desc.csum[15:8];
-                end else if (base + j == csum_at + 1) begin
-                    out_data_d[8*j +: 8] = nx_desc.csum[7:0];
-                end
+        pv         = '0;
+        if (nx_pfc) begin
+            // the PFC frame, built only for its own beats
+            pv[0]   = 8'h01;
+            pv[1]   = 8'h80;
+            pv[2]   = 8'hC2;
+            pv[3]   = 8'h00;
+            pv[4]   = 8'h00;
+            pv[5]   = 8'h01;
+            for (int k = 0; k < 6; k++) begin
+                pv[6 + k] = nx_pent.mac[8*(5-k) +: 8];
+            end
+            pv[12]  = 8'h88;
+            pv[13]  = 8'h08;
+            pv[14]  = 8'h01;
+            pv[15]  = 8'h01;
+            pv[16]  = 8'h00;
+            pv[17]  = 8'h01 << nx_pent.prio;
+            if (nx_pent.xoff) begin
+                pv[18 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[15:8];
+                pv[19 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[7:0];
+            end
+            // base is a multiple of KEEP_WIDTH, which divides PFC_VEC
+            if (base < PFC_VEC) begin
+                out_data_d = pv[base +: KEEP_WIDTH];
+            end else begin
+                out_data_d = '0;
+            end
+        end else if (nx_desc.mark) begin
+            // the rewritten bytes that fall in this beat
+            if (tos_at >= base && tos_at < base + KEEP_WIDTH) begin
+                out_data_d[8*(tos_at - base) +: 8] = nx_desc.tos;
+            end
+            if (csum_at >= base && csum_at < base + KEEP_WIDTH) begin
+                out_data_d[8*(csum_at - base) +: 8] = nx_desc.csum[15:8];
+            end
+            if (csum_at + 1 >= base && csum_at + 1 < base + KEEP_WIDTH) begin
+                out_data_d[8*(csum_at + 1 - base) +: 8] = nx_desc.csum[7:0];
             end
         end
         out_last_d = (rem <= KEEP_WIDTH);
@@ -452,16 +451,14 @@ module switch_egress #(
     assign out_load = pick_pfc || pick_queue || (taken && !out_last_q);
 
     always_ff @(posedge clk) begin
-        for (int q = 0; q < QUEUES; q++) begin
-            for (int i = 0; i < PORTS; i++) begin
-                if (q_push[q][i]) begin
-                    qmem[q][q_push_at[q][i]] <= enq_desc[i];
-                end
+        for (int i = 0; i < PORTS; i++) begin
+            if (enq_valid[i]) begin
+                qmem[enq_prio[i]][q_push_at[i]] <= enq_desc[i];
             end
         end
         for (int p = 0; p < QUEUES; p++) begin
             if (p_push[p]) begin
-                pmem[p_push_at[p]] <= p_new[p];
+                pmem[p_push_at[p]] <= '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
             end
         end
         if (out_load) begin

@@ -98,7 +98,11 @@ module switch_ingress #(
     logic                    in_frame_q, in_frame_d;
     logic [BEAT_W:0]         beat_q, beat_d;     // saturates at SLOT_BEATS
     logic [31:0]             len_q, len_d;
-    logic [HDR_BYTES*8-1:0]  hdr_q, hdr_d;
+    // the header beats, whole: the bytes past HDR_BYTES are not read
+    localparam int HDR_BEATS = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [HDR_BEATS*DATA_WIDTH-1:0] hdr_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     logic                    dec_valid_q, dec_valid_d;
     logic [31:0]             dec_len_q, dec_len_d;
     logic                    dec_bad_q, dec_bad_d;
@@ -107,10 +111,7 @@ module switch_ingress #(
     logic [31:0]             beat_bytes;
 
     always_comb begin
-        beat_bytes = 32'd0;
-        for (int k = 0; k < KEEP_WIDTH; k++) begin
-            beat_bytes = beat_bytes + {31'd0, s_axis_tkeep[k]};
-        end
+        beat_bytes = 32'($countones(s_axis_tkeep));
     end
 
     always_comb begin
@@ -120,7 +121,6 @@ module switch_ingress #(
         in_frame_d  = in_frame_q;
         beat_d      = beat_q;
         len_d       = len_q;
-        hdr_d       = hdr_q;
         dec_valid_d = 1'b0;
         dec_len_d   = dec_len_q;
         dec_bad_d   = dec_bad_q;
@@ -132,11 +132,6 @@ module switch_ingress #(
         end
 
         if (s_axis_tvalid) begin
-            for (int b = 0; b < HDR_BYTES; b++) begin
-                if (beat_q == (BEAT_W + 1)'(b / KEEP_WIDTH)) begin
-                    hdr_d[8*b +: 8] = s_axis_tdata[8*(b % KEEP_WIDTH) +: 8];
-                end
-            end
             if (s_axis_tlast) begin
                 dec_valid_d = 1'b1;
                 dec_len_d   = len_q + beat_bytes;
@@ -158,7 +153,10 @@ module switch_ingress #(
     end
 
     always_ff @(posedge clk) begin
-        hdr_q      <= hdr_d;
+        // a header beat is captured as it arrives
+        if (s_axis_tvalid && beat_q < (BEAT_W + 1)'(HDR_BEATS)) begin
+            hdr_q[int'(beat_q) * DATA_WIDTH +: DATA_WIDTH] <= s_axis_tdata;
+        end
         dec_len_q  <= dec_len_d;
         dec_bad_q  <= dec_bad_d;
         dec_slot_q <= dec_slot_d;
@@ -191,7 +189,7 @@ module switch_ingress #(
     assign dec_len   = dec_len_q;
     assign dec_bad   = dec_bad_q;
     assign dec_slot  = dec_slot_q;
-    assign dec_hdr   = hdr_q;
+    assign dec_hdr   = hdr_q[HDR_BYTES*8-1:0];
 
     assign busy = in_frame_q || dec_valid_q;
 

@@ -40,7 +40,7 @@ module switch_pfc_ctl #(
     input  wire logic [31:0]                          xoff_bytes,
     input  wire logic [31:0]                          xon_bytes,
     input  wire logic [31:0]                          refresh_cycles,
-    input  wire logic [PORTS-1:0][QUEUES-1:0][31:0]   ic,
+    input  wire logic [31:0]                          ic [PORTS][QUEUES],
 
     output logic      [PORTS-1:0][QUEUES-1:0]         push,
     output logic      [PORTS-1:0][QUEUES-1:0]         push_xoff
@@ -54,11 +54,11 @@ module switch_pfc_ctl #(
     end
 
     logic [PORTS-1:0][QUEUES-1:0]        on_q, on_d;
-    logic [PORTS-1:0][QUEUES-1:0][63:0]  refresh_q, refresh_d;
+    logic [PORTS-1:0][QUEUES-1:0][63:0]  refresh_q;
 
+    // push with push_xoff (XOFF or refresh) restarts the refresh timer; on
+    // follows the last frame pushed
     always_comb begin
-        on_d      = on_q;
-        refresh_d = refresh_q;
         push      = '0;
         push_xoff = '0;
         if (enable) begin
@@ -66,27 +66,30 @@ module switch_pfc_ctl #(
                 for (int p = 0; p < QUEUES; p++) begin
                     if (!on_q[i][p]) begin
                         if (ic[i][p] > xoff_bytes) begin
-                            on_d[i][p]      = 1'b1;
                             push[i][p]      = 1'b1;
                             push_xoff[i][p] = 1'b1;
-                            refresh_d[i][p] = cycle + {32'd0, refresh_cycles};
                         end
                     end else if (ic[i][p] <= xon_bytes) begin
-                        on_d[i][p]      = 1'b0;
                         push[i][p]      = 1'b1;
                         push_xoff[i][p] = 1'b0;
                     end else if (cycle == refresh_q[i][p]) begin
                         push[i][p]      = 1'b1;
                         push_xoff[i][p] = 1'b1;
-                        refresh_d[i][p] = cycle + {32'd0, refresh_cycles};
                     end
                 end
             end
         end
+        on_d = (on_q & ~push) | (push & push_xoff);
     end
 
     always_ff @(posedge clk) begin
-        refresh_q <= refresh_d;
+        for (int i = 0; i < PORTS; i++) begin
+            for (int p = 0; p < QUEUES; p++) begin
+                if (push[i][p] && push_xoff[i][p]) begin
+                    refresh_q[i][p] <= cycle + {32'd0, refresh_cycles};
+                end
+            end
+        end
         if (rst) begin
             on_q <= '0;
         end else begin
