@@ -215,7 +215,11 @@ type port struct {
 	occ        uint64
 	qocc       [NumQueues]uint64
 	pauseUntil [NumQueues]uint64 // queue p is paused at picks of cycles < pauseUntil[p]
-	pfcq       ring[[]byte]
+	// PFC frames waiting: at most one per priority, in the order their
+	// priorities first asked; a newer frame for a waiting priority
+	// replaces it in place (README "PFC").
+	pfcq    ring[int]
+	pfcWait [NumQueues][]byte
 
 	tx      transmitter
 	settled bool // the last pick attempt found nothing and nothing changed since
@@ -702,7 +706,12 @@ func (m *Model) pfcEval(t uint64) {
 	}
 }
 
-// sendPFC queues a PFC frame on egress port e, built now.
+// sendPFC queues a PFC frame on egress port e, built now; it replaces a
+// frame of the same priority still waiting there.
 func (m *Model) sendPFC(e, prio int, quanta uint16) {
-	m.ports[e].pfcq.push(PFCFrame(m.r.switchMAC(), prio, quanta))
+	p := &m.ports[e]
+	if p.pfcWait[prio] == nil {
+		p.pfcq.push(prio)
+	}
+	p.pfcWait[prio] = PFCFrame(m.r.switchMAC(), prio, quanta)
 }

@@ -366,7 +366,15 @@ func (r *refModel) cycle(t uint64) {
 					f[12], f[13], f[14], f[15] = 0x88, 0x08, 0x01, 0x01
 					f[17] = 1 << p
 					f[18+2*p], f[19+2*p] = byte(send>>8), byte(send)
-					r.pfcq[i] = append(r.pfcq[i], refPFC{f, t + 1})
+					replaced := false // one waiting frame per priority: the newer replaces it in place
+					for k := range r.pfcq[i] {
+						if r.pfcq[i][k].frame[17] == f[17] {
+							r.pfcq[i][k].frame, replaced = f, true
+						}
+					}
+					if !replaced {
+						r.pfcq[i] = append(r.pfcq[i], refPFC{f, t + 1})
+					}
 				}
 			}
 		}

@@ -12,7 +12,9 @@ package ethswitch
 func (m *Model) pick(e int, t uint64) {
 	p := &m.ports[e]
 	if p.pfcq.len() > 0 {
-		f := p.pfcq.pop()
+		prio := p.pfcq.pop()
+		f := p.pfcWait[prio]
+		p.pfcWait[prio] = nil
 		m.start(e, t, Out{Frame: f, Ingress: -1, Seq: -1, Queue: -1}, -1)
 		return
 	}

@@ -1251,18 +1251,25 @@ func swtPFCTx(model string) swtCase {
 	return c
 }
 
+// anyWaiting reports whether a PFC frame still waits on some port.
+func anyWaiting(order [][]int) bool {
+	for _, o := range order {
+		if len(o) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // PFC frames of several priorities refreshing at once (PFC_XOFF 100,
 // PFC_XON 50, PFC_REFRESH 32, all README-legal): port 0 sends one
 // 128-byte frame of each priority to B, behind four 2048-byte priority-7
 // frames from ports 2 and 3, so all eight (0,p) stay ON for about 1000
 // cycles and refresh every 32 cycles: 8 PFC frames per 32 cycles for port
-// 0, which sends one per 8 cycles at 64 bits. The README bounds nothing:
-// every frame sent waits on its egress and leaves, oldest first
-// (swtPFCReplay), as golden/ethswitch does. The RTL holds at most
-// PFC_DEPTH = 32 PFC frames per port and drops what comes while they are
-// full (its header says this cannot happen with PFC_REFRESH >= 32; at 64
-// bits it can): until the RTL or the README changes, this case fails on
-// the RTL, from port 0's 71st frame on.
+// 0, which sends one per 8 cycles at 64 bits. So frames of a priority
+// that still has one waiting replace it in place (README "PFC",
+// swtPFCReplay): nothing is lost and the latest state goes out. (An RTL
+// that queued every frame in a 32-deep FIFO lost frames here.)
 func swtPFCTxBurst(model string) swtCase {
 	b := swtNew("pfc_tx_many_priorities", model)
 	pr := swtPFCParams{xoff: 100, xon: 50, refresh: 32, quanta: 0x0040}
@@ -1354,9 +1361,26 @@ func swtPFCReplay(pr swtPFCParams) func(t *testing.T, side string, r *swtResult,
 		for p := range busy {
 			busy[p] = pr.idleFrom
 		}
+		// PFC frames waiting per port: at most one per priority, in the
+		// order the priorities started waiting; a newer frame replaces a
+		// waiting one in place (README "PFC"). Picks at cycle c see what
+		// was sent up to c-1, once the transmitter is free.
+		order := make([][]int, r.ports)
+		waiting := make([][8][]byte, r.ports)
 		var want []swtWant
 		anyOn := false
-		for t := uint64(0); t <= end || anyOn; t++ {
+		for t := uint64(0); t <= end || anyOn || anyWaiting(order); t++ {
+			for i := range r.ports {
+				if len(order[i]) > 0 && t >= busy[i] {
+					p := order[i][0]
+					order[i] = order[i][1:]
+					w := swtWant{port: i, in: -1, frame: waiting[i][p], first: t + 1}
+					waiting[i][p] = nil
+					w.last = w.first + r.beats(ethswitch.PFCFrameLen) - 1
+					busy[i] = w.last
+					want = append(want, w)
+				}
+			}
 			for _, e := range events[t] {
 				ic[e.i][e.p] += e.n
 			}
@@ -1376,11 +1400,10 @@ func swtPFCReplay(pr swtPFCParams) func(t *testing.T, side string, r *swtResult,
 						continue
 					}
 					anyOn = anyOn || on[i][p]
-					pick := max(t+1, busy[i])
-					w := swtWant{port: i, in: -1, frame: ethswitch.PFCFrame(swtSwitchMAC, p, q), first: pick + 1}
-					w.last = w.first + r.beats(ethswitch.PFCFrameLen) - 1
-					busy[i] = w.last
-					want = append(want, w)
+					if waiting[i][p] == nil {
+						order[i] = append(order[i], p)
+					}
+					waiting[i][p] = ethswitch.PFCFrame(swtSwitchMAC, p, q)
 				}
 			}
 		}
@@ -1711,14 +1734,6 @@ func TestSwitchTimingDirected(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name+"/"+c.model, func(t *testing.T) {
-			if c.name == "pfc_tx_many_priorities" {
-				// Known gap, issue 5: the RTL bounds its PFC frame queue at
-				// 32 per port and drops beyond it; the README and the golden
-				// model do not. The contract is to change (one pending
-				// request per priority, a newer one replacing it) and this
-				// case with it.
-				t.Skip("known gap: the RTL's 32-deep PFC frame queue (issue 5 note)")
-			}
 			t.Parallel()
 			swtCheckRun(t, c)
 		})

@@ -62,10 +62,9 @@
 //   - Frames longer than the buffer slot (MTU_MAX) keep counting bytes for
 //     the oversize check; beats past the slot are not stored.
 //   - A PFC frame takes SWITCH_MAC and PFC_QUANTA as they are in the cycle
-//     it is generated. At most PFC_DEPTH (32) wait per port; more are not
-//     sent (not reachable with PFC_REFRESH >= PFC_DEPTH cycles).
-//   - With CTRL.pfc_tx clear the PFC states hold; PFC_REFRESH = 0 never
-//     refreshes (the refresh cycle t+0 has passed).
+//     it is generated. One waits per (port, priority): a newer one replaces
+//     it in place (README "PFC"), so at most QUEUES wait per port.
+//   - With CTRL.pfc_tx clear the PFC states hold; PFC_REFRESH = 0 acts as 1.
 //   - A CSR write to a counter wins over that counter's increments of the
 //     same cycle.
 //   - DRR: the steps run only in a cycle the port picks and no PFC frame
@@ -132,7 +131,6 @@ module eth_switch #(
     localparam int PORT_W     = $clog2(PORTS);
     localparam int LEN_W      = 16;
     localparam int HDR_BYTES  = 48;
-    localparam int PFC_DEPTH  = 32;
 
     initial begin
         if (PORTS < 2 || PORTS > 16) begin
@@ -396,8 +394,7 @@ module eth_switch #(
             .SLOT_W    (SLOT_W),
             .BEAT_W    (BEAT_W),
             .LEN_W     (LEN_W),
-            .QDEPTH    (2 ** SLOT_W),
-            .PFC_DEPTH (PFC_DEPTH)
+            .QDEPTH    (2 ** SLOT_W)
         ) u_egress (
             .clk          (clk),
             .rst          (rst),

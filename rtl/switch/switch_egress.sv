@@ -40,10 +40,11 @@
 //   Pause: pause_load in cycle D sets the timer to N; queue p is paused at
 //   the picks of cycles D+1..D+N (timer != 0; it counts down once a cycle).
 //   tx_* in the cycle a frame's last beat is taken.
-//   The PFC fifo holds PFC_DEPTH frames; a frame generated while it is full
-//   is not queued (and not counted; the contract has no bound here).
+//   PFC frames wait one per priority: a frame generated while its priority
+//   still has one waiting replaces it in place (content, not turn); they
+//   leave in the order their priorities started waiting (README "PFC").
 //
-// Reset (synchronous, active high) empties the queues and the PFC fifo,
+// Reset (synchronous, active high) empties the queues and the PFC frames waiting,
 // clears the output valid flag, the pause timers and the DRR state
 // (rr = 0, fresh = 0, deficits 0). Queue and data contents are not reset.
 
@@ -64,9 +65,7 @@ module switch_egress #(
     parameter int LEN_W      = 16,
     // Entries per queue; at least the number of slots (a slot holds at most
     // one copy per egress port, so a queue never overflows).
-    parameter int QDEPTH     = 2 ** SLOT_W,
-    // PFC frames waiting; a power of two.
-    parameter int PFC_DEPTH  = 32
+    parameter int QDEPTH     = 2 ** SLOT_W
 ) (
     input  wire logic                              clk,
     input  wire logic                              rst,
@@ -122,7 +121,7 @@ module switch_egress #(
 );
 
     localparam int QPTR_W  = $clog2(QDEPTH);
-    localparam int PPTR_W  = $clog2(PFC_DEPTH);
+    localparam int PPTR_W  = $clog2(QUEUES);   // the order of the waiting PFC frames
     localparam int PFC_LEN = 60;
     localparam int PFC_VEC = 64;    // the PFC frame, zero padded
 
@@ -137,10 +136,6 @@ module switch_egress #(
         end
         if (QDEPTH < 2 ** SLOT_W || (1 << QPTR_W) != QDEPTH) begin
             $error("switch_egress: QDEPTH must be a power of two, at least 2^SLOT_W (instance %m)");
-            $finish;
-        end
-        if (PFC_DEPTH < 2 || (1 << PPTR_W) != PFC_DEPTH) begin
-            $error("switch_egress: PFC_DEPTH must be a power of two, at least 2 (instance %m)");
             $finish;
         end
         if ((2 ** BEAT_W) * KEEP_WIDTH < PFC_VEC) begin
@@ -193,27 +188,36 @@ module switch_egress #(
         end
     end
 
-    // ---- PFC frames waiting ----
+    // ---- PFC frames waiting: one per priority, in order of arrival ----
 
-    pfc_t                  pmem [PFC_DEPTH];
-    logic [PPTR_W:0]       pwr_q, pwr_d;
-    logic [PPTR_W:0]       prd_q, prd_d;
-    logic [QUEUES-1:0]     p_push;
-    logic [QUEUES-1:0][PPTR_W-1:0] p_push_at;
-    logic                  pfc_waiting;
+    logic                         pick_pfc;          // the scheduler takes the oldest (below)
+
+    pfc_t [QUEUES-1:0]            pwait;             // the frame waiting per priority
+    logic [QUEUES-1:0]            pvalid_q, pvalid_d;
+    logic [2:0]                   pord [QUEUES];     // priorities in the order they started waiting
+    logic [PPTR_W:0]              pwr_q, pwr_d;
+    logic [PPTR_W:0]              prd_q, prd_d;
+    logic [QUEUES-1:0]            p_new;             // a push that takes a new turn
+    logic [QUEUES-1:0][PPTR_W-1:0] p_new_at;
+    logic [2:0]                   phead;
+    logic                         pfc_waiting;
 
     always_comb begin
         logic [PPTR_W:0] n;
-        n = '0;
+        n           = '0;
+        pfc_waiting = (pwr_q != prd_q);
+        phead       = pord[prd_q[PPTR_W-1:0]];
         for (int p = 0; p < QUEUES; p++) begin
-            p_push[p]    = pfc_push[p] && ((pwr_q - prd_q + n) < (PPTR_W + 1)'(PFC_DEPTH));
-            p_push_at[p] = pwr_q[PPTR_W-1:0] + n[PPTR_W-1:0];
-            if (p_push[p]) begin
+            // The head leaves at this cycle's pick, before this cycle's
+            // pushes: a push for it takes a new turn.
+            p_new[p]    = pfc_push[p] && (!pvalid_q[p] || (pick_pfc && phead == 3'(p)));
+            p_new_at[p] = pwr_q[PPTR_W-1:0] + n[PPTR_W-1:0];
+            if (p_new[p]) begin
                 n = n + 1'b1;
             end
+            pvalid_d[p] = (pvalid_q[p] && !(pick_pfc && phead == 3'(p))) || pfc_push[p];
         end
-        pwr_d       = pwr_q + n;
-        pfc_waiting = (pwr_q != prd_q);
+        pwr_d = pwr_q + n;
     end
 
     // ---- pause timers ----
@@ -247,7 +251,6 @@ module switch_egress #(
 
     logic              taken;
     logic              tx_free;
-    logic              pick_pfc;
     logic              pick_queue;
     logic [2:0]        pick_q;
 
@@ -346,7 +349,7 @@ module switch_egress #(
         if (pick_pfc) begin
             nx_pfc  = 1'b1;
             nx_desc = cur_desc_q;
-            nx_pent = pmem[prd_q[PPTR_W-1:0]];
+            nx_pent = pwait[phead];
             nx_beat = '0;
         end else if (pick_queue) begin
             nx_pfc  = 1'b0;
@@ -457,8 +460,11 @@ module switch_egress #(
             end
         end
         for (int p = 0; p < QUEUES; p++) begin
-            if (p_push[p]) begin
-                pmem[p_push_at[p]] <= '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
+            if (pfc_push[p]) begin
+                pwait[p] <= '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
+            end
+            if (p_new[p]) begin
+                pord[p_new_at[p]] <= 3'(p);
             end
         end
         if (out_load) begin
@@ -476,6 +482,7 @@ module switch_egress #(
             qrd_q       <= '0;
             pwr_q       <= '0;
             prd_q       <= '0;
+            pvalid_q    <= '0;
             pause_q     <= '0;
             out_valid_q <= 1'b0;
             rr_q        <= 3'd0;
@@ -486,6 +493,7 @@ module switch_egress #(
             qrd_q       <= qrd_d;
             pwr_q       <= pwr_d;
             prd_q       <= prd_d;
+            pvalid_q    <= pvalid_d;
             pause_q     <= pause_d;
             out_valid_q <= out_valid_d;
             rr_q        <= rr_d;

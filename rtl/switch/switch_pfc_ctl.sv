@@ -20,8 +20,7 @@
 //   cycle t is seen from t+1). A frame to send is pushed (push[i][p]) in
 //   cycle t; the egress queues it on port i, visible to its scheduler from
 //   t+1; pushes of one port are queued in ascending p.
-//   The refresh cycle is absolute (64 bits): PFC_REFRESH = 0 never
-//   refreshes.
+//   The refresh cycle is absolute (64 bits); PFC_REFRESH = 0 acts as 1.
 //   With CTRL.pfc_tx clear nothing is evaluated: the states hold.
 //
 // Reset (synchronous, active high) sets every state to OFF.
@@ -86,7 +85,7 @@ module switch_pfc_ctl #(
         for (int i = 0; i < PORTS; i++) begin
             for (int p = 0; p < QUEUES; p++) begin
                 if (push[i][p] && push_xoff[i][p]) begin
-                    refresh_q[i][p] <= cycle + {32'd0, refresh_cycles};
+                    refresh_q[i][p] <= cycle + {32'd0, refresh_cycles == 32'd0 ? 32'd1 : refresh_cycles};
                 end
             end
         end
