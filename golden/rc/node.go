@@ -293,7 +293,7 @@ func (n *Node) NextEvent() (cycle uint64, ok bool) {
 		if n.pend[k] {
 			c, qok = q.nextEvent() // work and timers
 		} else {
-			c, qok = q.timerAt() // no work: only its timers can wake it
+			c, qok = q.tAt, q.tOK // no work: only its timers can wake it (as noteTimers left them)
 		}
 		if qok && (!ok || c < cycle) {
 			cycle, ok = c, true
@@ -320,8 +320,9 @@ func (n *Node) advance(now uint64) {
 // noteTimers lowers wake to q's earliest timer; called after anything
 // that may have armed one.
 func (n *Node) noteTimers(q *qp) {
-	if c, ok := q.timerAt(); ok && c < n.wake {
-		n.wake = c
+	q.tAt, q.tOK = q.timerAt()
+	if q.tOK && q.tAt < n.wake {
+		n.wake = q.tAt
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 // (expected PSN, MSN, receive queue, READ resources) and the DCQCN state.
 type qp struct {
 	n        *Node
-	idx      int // in Node.qps
+	idx      int    // in Node.qps
+	tAt      uint64 // timerAt as of the last noteTimers: every path that moves a timer calls it
+	tOK      bool
 	cfg      QPConfig
 	hdr      header
 	tos      uint8
