@@ -65,9 +65,13 @@ const (
 	jobSync                   // answer whether nothing is outstanding
 )
 
-// queued is how many windows the checker may fall behind before the run
-// loop waits for it.
-const queued = 4
+// queued is how many batches the checker may fall behind before the run
+// loop waits for it; a batch holds at most chunk jobs (a long window is
+// handed over in pieces, so batches are recycled instead of growing).
+const (
+	queued = 16
+	chunk  = 4096
+)
 
 func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
 	c := &checker{jobs: make(chan []job, queued), free: make(chan []job, queued+2), sync: make(chan bool, 1),
@@ -134,6 +138,19 @@ func (c *checker) do(j *job) {
 	case jobSync:
 		c.sync <- c.sb.Outstanding() == 0
 	}
+}
+
+// flush hands batch to the checker once it holds chunk jobs and returns
+// the batch to go on with.
+func (c *checker) flush(batch []job) []job {
+	if len(batch) < chunk {
+		return batch
+	}
+	c.submit(batch)
+	if b := c.batch(); b != nil {
+		return b
+	}
+	return make([]job, 0, chunk)
 }
 
 // submit queues a window's jobs; it blocks only when the checker is

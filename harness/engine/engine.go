@@ -525,7 +525,7 @@ func (r *run) step(ctx context.Context, end uint64) error {
 		pcap := uint16(r.srcPcap[s])
 		for _, f := range s.due(end) {
 			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data, Bad: f.bad})
-			batch = append(batch, job{kind: jobRecord, pcap: pcap, cycle: f.cycle, data: f.data})
+			batch = r.check.flush(append(batch, job{kind: jobRecord, pcap: pcap, cycle: f.cycle, data: f.data}))
 		}
 	}
 	for _, l := range r.links {
@@ -590,8 +590,8 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 			return batch, fmt.Errorf("model %s accepted %s #%d, which is not the next frame sent there", n.name, portRef{n.name, int(a.Port)}.in(), a.Seq)
 		}
 		f := q.Pop()
-		batch = append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle, last: a.LastCycle,
-			data: f.Data, bad: f.Bad})
+		batch = r.check.flush(append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle,
+			last: a.LastCycle, data: f.Data, bad: f.Bad}))
 	}
 	batch = append(batch, job{kind: jobAdvance, n: n, cycle: end})
 	for _, f := range rep.Frames {
@@ -618,7 +618,7 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 		} else {
 			rec.pcap = uint16(n.sinks[int(f.Port)])
 		}
-		batch = append(batch, rec)
+		batch = r.check.flush(append(batch, rec))
 	}
 	return batch, nil
 }
