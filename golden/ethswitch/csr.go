@@ -6,7 +6,7 @@ package ethswitch
 const (
 	AddrID          = 0x0000 // RO, IDValue
 	AddrShape       = 0x0004 // RO, PORTS[7:0], QUEUES[15:8], BYTES[23:16]
-	AddrCtrl        = 0x0010 // CtrlSched | CtrlECN | CtrlPFCTx | CtrlPFCRx
+	AddrCtrl        = 0x0010 // CtrlSched | CtrlECN | CtrlPFCTx | CtrlPFCRx | CtrlRED
 	AddrMTU         = 0x0014 // largest frame accepted; above MTU_MAX acts as MTU_MAX
 	AddrAgeCycles   = 0x0018 // MAC entry lifetime in cycles, 0 = never age
 	AddrDefaultPrio = 0x001C // bits 2:0
@@ -16,9 +16,12 @@ const (
 	AddrPFCRefresh  = 0x002C // cycles; 0 acts as 1
 	AddrSwitchMACLo = 0x0030 // MAC bytes 2..5, byte 5 in bits 7:0
 	AddrSwitchMACHi = 0x0034 // MAC bytes 0..1 in bits 15:0 (byte 0 in bits 15:8)
+	AddrREDLFSR     = 0x0038 // bits 15:0: the RED LFSR state; a write of 0 loads 1
 	AddrDSCPMap     = 0x0040 // + 4k, k = 0..7: DSCP 8k+j maps to bits 4j+2..4j
 	AddrECNK        = 0x0080 // + 4p: ECN threshold of priority p, bytes
 	AddrQuantum     = 0x00C0 // + 4p: DRR quantum of queue p, bytes
+	AddrECNKMax     = 0x0100 // + 4p: RED upper threshold of priority p, bytes
+	AddrECNPMax     = 0x0140 // + 4p: bits 7:0, RED mark probability at ECN_KMAX, /256
 	AddrCounters    = 0x1000 // + 0x100*port + 4*counter, see Counter
 )
 
@@ -31,6 +34,7 @@ const (
 	CtrlECN   = 1 << 1 // ECN marking
 	CtrlPFCTx = 1 << 2 // PFC generation
 	CtrlPFCRx = 1 << 3 // act on received PFC frames
+	CtrlRED   = 1 << 4 // with CtrlECN: mark between ECN_K and ECN_KMAX at random
 )
 
 // Reset values of the writable registers that are not 0 (MTU and QUANTUM
@@ -41,15 +45,19 @@ const (
 	ResetPFCQuanta  = 0xFFFF
 	ResetPFCRefresh = 32768
 	ResetECNK       = 4096
+	ResetECNKMax    = 16384
+	ResetECNPMax    = 26
+	ResetREDLFSR    = 1
 )
 
 // Write masks: registers with a narrower field keep only its bits and read
 // them back; the others keep all 32 bits.
 const (
-	maskCtrl     = 0xF
+	maskCtrl     = 0x1F
 	maskPrio     = 0x7
 	maskQuanta   = 0xFFFF
 	maskMACHi    = 0xFFFF
+	maskPMax     = 0xFF
 	maskDSCPWord = 0x77777777 // eight 3-bit fields at bits 4j+2..4j
 )
 
@@ -72,6 +80,8 @@ type regs struct {
 	dscp        [8]uint32
 	ecnK        [NumQueues]uint32
 	quantum     [NumQueues]uint32
+	ecnKMax     [NumQueues]uint32
+	ecnPMax     [NumQueues]uint32
 }
 
 func resetRegs(mtuMax int) regs {
@@ -85,6 +95,8 @@ func resetRegs(mtuMax int) regs {
 	for p := range NumQueues {
 		r.ecnK[p] = ResetECNK
 		r.quantum[p] = uint32(mtuMax)
+		r.ecnKMax[p] = ResetECNKMax
+		r.ecnPMax[p] = ResetECNPMax
 	}
 	return r
 }
@@ -136,12 +148,18 @@ func (m *Model) readCSR(addr uint32) uint32 {
 		return r.macLo
 	case addr == AddrSwitchMACHi:
 		return r.macHi
+	case addr == AddrREDLFSR:
+		return uint32(m.lfsr)
 	case addr >= AddrDSCPMap && addr < AddrDSCPMap+4*8 && addr%4 == 0:
 		return r.dscp[(addr-AddrDSCPMap)/4]
 	case addr >= AddrECNK && addr < AddrECNK+4*NumQueues && addr%4 == 0:
 		return r.ecnK[(addr-AddrECNK)/4]
 	case addr >= AddrQuantum && addr < AddrQuantum+4*NumQueues && addr%4 == 0:
 		return r.quantum[(addr-AddrQuantum)/4]
+	case addr >= AddrECNKMax && addr < AddrECNKMax+4*NumQueues && addr%4 == 0:
+		return r.ecnKMax[(addr-AddrECNKMax)/4]
+	case addr >= AddrECNPMax && addr < AddrECNPMax+4*NumQueues && addr%4 == 0:
+		return r.ecnPMax[(addr-AddrECNPMax)/4]
 	}
 	if port, c, ok := m.counterAt(addr); ok {
 		return uint32(m.cnt[port][c])
@@ -173,12 +191,18 @@ func (m *Model) writeCSR(addr, data uint32) {
 		r.macLo = data
 	case addr == AddrSwitchMACHi:
 		r.macHi = data & maskMACHi
+	case addr == AddrREDLFSR:
+		m.lfsr = max(uint16(data), 1)
 	case addr >= AddrDSCPMap && addr < AddrDSCPMap+4*8 && addr%4 == 0:
 		r.dscp[(addr-AddrDSCPMap)/4] = data & maskDSCPWord
 	case addr >= AddrECNK && addr < AddrECNK+4*NumQueues && addr%4 == 0:
 		r.ecnK[(addr-AddrECNK)/4] = data
 	case addr >= AddrQuantum && addr < AddrQuantum+4*NumQueues && addr%4 == 0:
 		r.quantum[(addr-AddrQuantum)/4] = data
+	case addr >= AddrECNKMax && addr < AddrECNKMax+4*NumQueues && addr%4 == 0:
+		r.ecnKMax[(addr-AddrECNKMax)/4] = data
+	case addr >= AddrECNPMax && addr < AddrECNPMax+4*NumQueues && addr%4 == 0:
+		r.ecnPMax[(addr-AddrECNPMax)/4] = data & maskPMax
 	default:
 		if port, c, ok := m.counterAt(addr); ok {
 			m.cnt[port][c] = uint64(data)

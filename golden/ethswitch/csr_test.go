@@ -11,13 +11,15 @@ func TestCSRReset(t *testing.T) {
 	want := map[uint32]uint32{
 		AddrID: 0x53570001, AddrShape: 4 | 8<<8 | 8<<16, AddrCtrl: 0, AddrMTU: 2048, AddrAgeCycles: 0,
 		AddrDefaultPrio: 0, AddrPFCXoff: 8192, AddrPFCXon: 4096, AddrPFCQuanta: 0xFFFF, AddrPFCRefresh: 32768,
-		AddrSwitchMACLo: 0, AddrSwitchMACHi: 0,
-		0x0008: 0, 0x0038: 0, 0x0100: 0, 0x0FFC: 0, // unmapped
+		AddrSwitchMACLo: 0, AddrSwitchMACHi: 0, AddrREDLFSR: 1,
+		0x0008: 0, 0x003C: 0, 0x0180: 0, 0x0FFC: 0, // unmapped
 	}
 	for k := uint32(0); k < 8; k++ {
 		want[AddrDSCPMap+4*k] = 0
 		want[AddrECNK+4*k] = 4096
 		want[AddrQuantum+4*k] = 2048
+		want[AddrECNKMax+4*k] = 16384
+		want[AddrECNPMax+4*k] = 26
 	}
 	for addr, v := range want {
 		if got := m.CSRRead(addr); got != v {
@@ -42,11 +44,12 @@ func TestCSRWrite(t *testing.T) {
 	ones := uint32(0xFFFFFFFF)
 	want := map[uint32]uint32{
 		AddrID: IDValue, AddrShape: 4 | 8<<8 | 8<<16,
-		AddrCtrl: 0xF, AddrMTU: ones, AddrAgeCycles: ones, AddrDefaultPrio: 7,
+		AddrCtrl: 0x1F, AddrMTU: ones, AddrAgeCycles: ones, AddrDefaultPrio: 7,
 		AddrPFCXoff: ones, AddrPFCXon: ones, AddrPFCQuanta: 0xFFFF, AddrPFCRefresh: ones,
-		AddrSwitchMACLo: ones, AddrSwitchMACHi: 0xFFFF,
+		AddrSwitchMACLo: ones, AddrSwitchMACHi: 0xFFFF, AddrREDLFSR: 0xFFFF,
 		AddrDSCPMap + 4*3: 0x77777777, AddrECNK + 4*6: ones, AddrQuantum + 4*2: ones,
-		0x0008: 0, 0x0042: 0, 0x00E0: 0, // unmapped, misaligned, past QUANTUM[7]
+		AddrECNKMax + 4*5: ones, AddrECNPMax + 4*1: 0xFF,
+		0x0008: 0, 0x0042: 0, 0x00E0: 0, 0x0160: 0, // unmapped, misaligned, past QUANTUM[7] and ECN_PMAX[7]
 		CounterAddr(3, RxBytes): ones, CounterAddr(0, ECNMarked(7)): ones,
 		CounterAddr(0, 12): 0, CounterAddr(4, RxFrames): 0, // unused counter, no port 4
 	}

@@ -91,7 +91,10 @@
 // ECN_K[p]; the header checksum is updated by RFC 1624 equation 3 and
 // ecn_marked[p] counts on e (ecn_threshold, ecn_disabled, TestMarkCE,
 // TestChecksumUpdate, which checks against a full recomputation by
-// golden/wirecheck).
+// golden/wirecheck). RED form (CTRL.red): no mark up to ECN_K, always above
+// ECN_KMAX, in between a candidate that steps the 16-bit LFSR once and is
+// marked with probability (q-K)/(KMAX-K)*PMAX/256 (TestREDCandidates,
+// TestREDOffAndSeed, TestLFSRMaximal, TestREDProbability).
 //
 // PFC:
 //   - Receive: a PFC frame decided at D pauses queue p of egress (its

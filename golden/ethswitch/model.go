@@ -125,6 +125,7 @@ type Model struct {
 	now       uint64 // cycles < now are simulated
 	r         regs
 	csrq      ring[csrWrite]
+	lfsr      uint16 // RED LFSR state
 
 	ports  []port
 	table  []macEntry
@@ -251,6 +252,7 @@ func New(cfg Config) (*Model, error) {
 		cfg:       cfg,
 		beatBytes: cfg.DataWidth / 8,
 		r:         resetRegs(cfg.MTUMax),
+		lfsr:      ResetREDLFSR,
 		ports:     make([]port, cfg.Ports),
 		table:     make([]macEntry, cfg.MACEntries),
 		slots:     make([]slot, cfg.Slots),
@@ -642,7 +644,7 @@ func (m *Model) decision(d *Decision, in *input, t uint64) {
 			continue
 		}
 		ent := entry{frame: f, visible: t + QueueVisibleDelay, slot: s, ingress: int32(i), seq: in.seq}
-		if ecn && p.qocc[prio] > uint64(m.r.ecnK[prio]) {
+		if ecn && m.ecnMark(p.qocc[prio], prio) {
 			ent.frame, ent.marked = MarkCE(f)
 			m.cnt[e][ECNMarked(prio)]++
 			d.Marked |= 1 << e
@@ -714,4 +716,29 @@ func (m *Model) sendPFC(e, prio int, quanta uint16) {
 		p.pfcq.push(prio)
 	}
 	p.pfcWait[prio] = PFCFrame(m.r.switchMAC(), prio, quanta)
+}
+
+// ecnMark decides whether an ECT copy queued on priority prio with q bytes
+// already in its queue leaves marked (README "ECN"): above ECN_K always,
+// unless CTRL.red makes a q up to ECN_KMAX a RED candidate, which steps the
+// LFSR once and marks with probability (q-K)/(KMAX-K) * PMAX/256.
+func (m *Model) ecnMark(q uint64, prio int) bool {
+	k, kmax := uint64(m.r.ecnK[prio]), uint64(m.r.ecnKMax[prio])
+	if q <= k {
+		return false
+	}
+	if m.r.ctrl&CtrlRED == 0 || q > kmax {
+		return true
+	}
+	m.lfsr = lfsrStep(m.lfsr)
+	return uint64(m.lfsr)*(kmax-k) < (q-k)*uint64(m.r.ecnPMax[prio])<<8
+}
+
+// lfsrStep is one step of the RED LFSR: 16-bit Galois, right shift, taps
+// 0xB400 (x^16 + x^14 + x^13 + x^11 + 1, a maximal-length polynomial).
+func lfsrStep(s uint16) uint16 {
+	if s&1 != 0 {
+		return s>>1 ^ 0xB400
+	}
+	return s >> 1
 }

@@ -66,11 +66,14 @@ func switchRegisters() map[string]uint32 {
 		"DEFAULT_PRIO": ethswitch.AddrDefaultPrio, "PFC_XOFF": ethswitch.AddrPFCXoff, "PFC_XON": ethswitch.AddrPFCXon,
 		"PFC_QUANTA": ethswitch.AddrPFCQuanta, "PFC_REFRESH": ethswitch.AddrPFCRefresh,
 		"SWITCH_MAC_LO": ethswitch.AddrSwitchMACLo, "SWITCH_MAC_HI": ethswitch.AddrSwitchMACHi,
+		"RED_LFSR": ethswitch.AddrREDLFSR,
 	}
 	for k := range 8 {
 		r[fmt.Sprintf("DSCP_MAP%d", k)] = ethswitch.AddrDSCPMap + uint32(4*k)
 		r[fmt.Sprintf("ECN_K%d", k)] = ethswitch.AddrECNK + uint32(4*k)
 		r[fmt.Sprintf("QUANTUM%d", k)] = ethswitch.AddrQuantum + uint32(4*k)
+		r[fmt.Sprintf("ECN_KMAX%d", k)] = ethswitch.AddrECNKMax + uint32(4*k)
+		r[fmt.Sprintf("ECN_PMAX%d", k)] = ethswitch.AddrECNPMax + uint32(4*k)
 	}
 	return r
 }

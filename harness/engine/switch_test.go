@@ -51,7 +51,8 @@ bad_pct = 1
 	return s
 }
 
-// Strict priority with ECN and PFC generation at 64 bits; DRR at 512.
+// Strict priority with ECN and PFC generation at 64 bits; DRR and the RED
+// form of ECN at 512.
 var switchConfigs = map[int]string{
 	64: `CTRL = 7
 MTU = 1518
@@ -66,7 +67,10 @@ PFC_XON = 3000
 PFC_REFRESH = 20000
 SWITCH_MAC_LO = 0x00000042
 SWITCH_MAC_HI = 0x0200`,
-	512: `CTRL = 3
+	512: `CTRL = 19
+RED_LFSR = 0x1D2E
+ECN_KMAX1 = 12000
+ECN_PMAX1 = 64
 MTU = 1518
 QUANTUM0 = 1518
 QUANTUM1 = 3000

@@ -334,9 +334,11 @@ func (r *swtResult) beats(n int) uint64 { bw := r.width / 8; return uint64((n + 
 func swtRegisters() []uint32 {
 	regs := []uint32{ethswitch.AddrID, ethswitch.AddrShape, ethswitch.AddrCtrl, ethswitch.AddrMTU,
 		ethswitch.AddrAgeCycles, ethswitch.AddrDefaultPrio, ethswitch.AddrPFCXoff, ethswitch.AddrPFCXon,
-		ethswitch.AddrPFCQuanta, ethswitch.AddrPFCRefresh, ethswitch.AddrSwitchMACLo, ethswitch.AddrSwitchMACHi}
+		ethswitch.AddrPFCQuanta, ethswitch.AddrPFCRefresh, ethswitch.AddrSwitchMACLo, ethswitch.AddrSwitchMACHi,
+		ethswitch.AddrREDLFSR}
 	for k := range 8 {
-		regs = append(regs, ethswitch.AddrDSCPMap+uint32(4*k), ethswitch.AddrECNK+uint32(4*k), ethswitch.AddrQuantum+uint32(4*k))
+		regs = append(regs, ethswitch.AddrDSCPMap+uint32(4*k), ethswitch.AddrECNK+uint32(4*k), ethswitch.AddrQuantum+uint32(4*k),
+			ethswitch.AddrECNKMax+uint32(4*k), ethswitch.AddrECNPMax+uint32(4*k))
 	}
 	return regs
 }
@@ -350,7 +352,8 @@ func swtAddrName(addr uint32) string {
 	names := map[uint32]string{ethswitch.AddrID: "ID", ethswitch.AddrShape: "SHAPE", ethswitch.AddrCtrl: "CTRL",
 		ethswitch.AddrMTU: "MTU", ethswitch.AddrAgeCycles: "AGE_CYCLES", ethswitch.AddrDefaultPrio: "DEFAULT_PRIO",
 		ethswitch.AddrPFCXoff: "PFC_XOFF", ethswitch.AddrPFCXon: "PFC_XON", ethswitch.AddrPFCQuanta: "PFC_QUANTA",
-		ethswitch.AddrPFCRefresh: "PFC_REFRESH", ethswitch.AddrSwitchMACLo: "SWITCH_MAC_LO", ethswitch.AddrSwitchMACHi: "SWITCH_MAC_HI"}
+		ethswitch.AddrPFCRefresh: "PFC_REFRESH", ethswitch.AddrSwitchMACLo: "SWITCH_MAC_LO", ethswitch.AddrSwitchMACHi: "SWITCH_MAC_HI",
+		ethswitch.AddrREDLFSR: "RED_LFSR"}
 	if n, ok := names[addr]; ok {
 		return n
 	}
@@ -362,6 +365,10 @@ func swtAddrName(addr uint32) string {
 		return fmt.Sprintf("ECN_K[%d]", k)
 	case ethswitch.AddrQuantum:
 		return fmt.Sprintf("QUANTUM[%d]", k)
+	case ethswitch.AddrECNKMax:
+		return fmt.Sprintf("ECN_KMAX[%d]", k)
+	case ethswitch.AddrECNPMax:
+		return fmt.Sprintf("ECN_PMAX[%d]", k)
 	}
 	return fmt.Sprintf("%#x", addr)
 }
@@ -993,6 +1000,71 @@ func swtECN(model string) swtCase {
 	return b.done()
 }
 
+// RED (CTRL.ecn and CTRL.red), ECN_K[0] = 1500, ECN_KMAX[0] = 2300,
+// ECN_PMAX[0] = 200: the swtECN backlog, longer. Behind a 1400-byte
+// blocker, 100-byte frames to port 1 see qocc(1,0) = 1400, 1500, ...,
+// 2500 before their add. Up to 1500 nothing is marked; 1600..2300 are RED
+// candidates, each stepping the LFSR once (seeded 0xACE1) and marked when
+// lfsr * 800 < (q - 1500) * 200 * 256; above 2300 every ECT frame is
+// marked. The Not-ECT frame at 1700 is no candidate: it steps nothing.
+// The case computes the marks and the LFSR left at the end on its own.
+func swtRED(model string) swtCase {
+	const blocker, k, kmax, pmax, seed = 1400, 1500, 2300, 200, 0xACE1
+	b := swtNew("ecn_red", model)
+	b.setup(ethswitch.AddrCtrl, ethswitch.CtrlECN|ethswitch.CtrlRED)
+	b.setup(ethswitch.AddrECNK, k)
+	b.setup(ethswitch.AddrECNKMax, kmax)
+	b.setup(ethswitch.AddrECNPMax, pmax)
+	b.setup(ethswitch.AddrREDLFSR, seed)
+	b.learnB()
+	blk := b.add(0, b.plain(swtB, swtA, blocker), 190)
+	end := b.out(1, blk, 193)
+	n := b.beats(100)
+	lfsr, marks, candMarked, candClear := uint16(seed), uint64(0), 0, 0
+	var train []int
+	for j := range 12 {
+		port, codepoint := 2+j%2, uint8(swtECT0)
+		if j == 3 {
+			codepoint = swtNotECT
+		}
+		q := uint64(blocker + 100*j)
+		f := b.add(port, b.ip(swtB, swtHost(0x20+port), 0, codepoint, 100), 195+uint64(j%2)+uint64(j/2)*n)
+		mark := false
+		if codepoint != swtNotECT && q > k {
+			mark = q > kmax
+			if !mark {
+				// one Galois step, taps 0xB400 (README "ECN")
+				lfsr = lfsr>>1 ^ 0xB400*(lfsr&1)
+				mark = uint64(lfsr)*(kmax-k) < (q-k)*pmax*256
+				if mark {
+					candMarked++
+				} else {
+					candClear++
+				}
+			}
+		}
+		if mark {
+			f = swtMarked(f)
+			marks++
+		}
+		train = append(train, f)
+	}
+	if 196+6*n >= end {
+		panic("red case: the backlog is not decided before the blocker leaves")
+	}
+	b.train(1, end+1, train...)
+	b.c.count["port1.ecn_marked[0]"] = marks
+	b.c.check = func(t *testing.T, side string, r *swtResult, v *swtView) {
+		if got := v.csr[ethswitch.AddrREDLFSR]; got != uint32(lfsr) {
+			t.Errorf("README vs %s: RED_LFSR = %#04x at the end, want %#04x", side, got, lfsr)
+		}
+		if candMarked == 0 || candClear == 0 {
+			t.Errorf("the case has %d marked and %d unmarked RED candidates: not the mix it is about", candMarked, candClear)
+		}
+	}
+	return b.done()
+}
+
 // PFC received (CTRL.pfc_rx): a PFC frame into port 1 decided at D pauses
 // queue p of egress 1 at the picks of D+1..D+N, N = time*512/DATA_WIDTH.
 // Phase 1: time 4 at D=21; the priority-3 copy for port 1 is picked at
@@ -1548,14 +1620,17 @@ func swtRandom(model string, frames int, seed uint64) swtCase {
 		w(ethswitch.AddrDSCPMap+uint32(4*k), rng.Uint32()&0x77777777)
 		w(ethswitch.AddrECNK+uint32(4*k), u32(500, 5000))
 		w(ethswitch.AddrQuantum+uint32(4*k), u32(200, 2800))
+		w(ethswitch.AddrECNKMax+uint32(4*k), u32(1000, 6000))
+		w(ethswitch.AddrECNPMax+uint32(4*k), u32(0, 256))
 	}
+	w(ethswitch.AddrREDLFSR, rng.Uint32())
 	w(ethswitch.AddrPFCXoff, xoff)
 	w(ethswitch.AddrPFCXon, xon)
 	w(ethswitch.AddrPFCQuanta, u32(20, 100))
 	w(ethswitch.AddrPFCRefresh, 1500)
 	w(ethswitch.AddrSwitchMACLo, 0xBBCCDDEE)
 	w(ethswitch.AddrSwitchMACHi, 0x02AA)
-	w(ethswitch.AddrCtrl, ethswitch.CtrlECN|ethswitch.CtrlPFCTx|ethswitch.CtrlPFCRx|u32(0, 2))
+	w(ethswitch.AddrCtrl, ethswitch.CtrlECN|ethswitch.CtrlRED|ethswitch.CtrlPFCTx|ethswitch.CtrlPFCRx|u32(0, 2))
 
 	// Time goes in epochs of swtEpoch cycles. In each, one egress is hot:
 	// about half the other ports send to it at line rate, mostly at one
@@ -1722,6 +1797,8 @@ func TestSwitchTimingDirected(t *testing.T) {
 		swtTailDrop("switch4_512"),
 		swtECN("switch4_64"),
 		swtECN("switch4_512"),
+		swtRED("switch4_64"),
+		swtRED("switch4_512"),
 		swtPFCRx("switch4_64"),
 		swtPFCRx("switch4_512"),
 		swtPFCTx("switch4_64"),

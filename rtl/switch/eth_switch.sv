@@ -50,6 +50,9 @@
 //     the value during t (counters without the events of t).
 //   Counters count at D (rx, drops, drop_tail and ecn_marked on the egress)
 //     or in the cycle the last beat is taken (tx).
+//   RED (CTRL.ecn and CTRL.red): the 16-bit LFSR steps once per candidate
+//     copy in decision order (ports ascending, targets ascending), and a
+//     RED_LFSR write at t sets the state of t+1 (switch_decide).
 //
 // Where the README leaves a choice, this RTL does the simplest thing:
 //   - rx_bytes counts the length of every frame that ends, as rx_frames
@@ -182,6 +185,7 @@ module eth_switch #(
     logic                     ctrl_ecn;
     logic                     ctrl_pfc_tx;
     logic                     ctrl_pfc_rx;
+    logic                     ctrl_red;
     logic [31:0]              cfg_mtu;
     logic [31:0]              cfg_age;
     logic [2:0]               cfg_default_prio;
@@ -193,6 +197,11 @@ module eth_switch #(
     logic [7:0][31:0]         cfg_dscp_map;
     logic [QUEUES-1:0][31:0]  cfg_ecn_k;
     logic [QUEUES-1:0][31:0]  cfg_quantum;
+    logic [QUEUES-1:0][31:0]  cfg_ecn_kmax;
+    logic [QUEUES-1:0][7:0]   cfg_ecn_pmax;
+    logic                     red_lfsr_we;
+    logic [15:0]              red_lfsr_wdata;
+    logic [15:0]              red_lfsr;
 
     // ---- ingress ----
 
@@ -331,6 +340,12 @@ module eth_switch #(
         .default_prio(cfg_default_prio),
         .dscp_map    (cfg_dscp_map),
         .ecn_k       (cfg_ecn_k),
+        .ctrl_red    (ctrl_red),
+        .ecn_kmax    (cfg_ecn_kmax),
+        .ecn_pmax    (cfg_ecn_pmax),
+        .red_lfsr_we (red_lfsr_we),
+        .red_lfsr_wdata(red_lfsr_wdata),
+        .red_lfsr    (red_lfsr),
         .lookup_mac  (lookup_mac),
         .lookup_hit  (lookup_hit),
         .lookup_port (lookup_port),
@@ -454,6 +469,7 @@ module eth_switch #(
         .ctrl_ecn    (ctrl_ecn),
         .ctrl_pfc_tx (ctrl_pfc_tx),
         .ctrl_pfc_rx (ctrl_pfc_rx),
+        .ctrl_red    (ctrl_red),
         .mtu         (cfg_mtu),
         .age_cycles  (cfg_age),
         .default_prio(cfg_default_prio),
@@ -465,6 +481,11 @@ module eth_switch #(
         .dscp_map    (cfg_dscp_map),
         .ecn_k       (cfg_ecn_k),
         .quantum     (cfg_quantum),
+        .ecn_kmax    (cfg_ecn_kmax),
+        .ecn_pmax    (cfg_ecn_pmax),
+        .red_lfsr_we (red_lfsr_we),
+        .red_lfsr_wdata(red_lfsr_wdata),
+        .red_lfsr    (red_lfsr),
         .cnt_add     (dec_cnt_add),
         .tx_done     (tx_done),
         .tx_pfc      (tx_pfc),

@@ -8,11 +8,13 @@
 //
 //   0x0000 ID (RO)        0x53570001
 //   0x0004 SHAPE (RO)     PORTS[7:0], QUEUES[15:8], BYTES[23:16]
-//   0x0010 CTRL           bit 0 sched, 1 ecn, 2 pfc_tx, 3 pfc_rx
+//   0x0010 CTRL           bit 0 sched, 1 ecn, 2 pfc_tx, 3 pfc_rx, 4 red
 //   0x0014 MTU            0x0018 AGE_CYCLES     0x001C DEFAULT_PRIO [2:0]
 //   0x0020 PFC_XOFF       0x0024 PFC_XON        0x0028 PFC_QUANTA [15:0]
 //   0x002C PFC_REFRESH    0x0030 SWITCH_MAC_LO  0x0034 SWITCH_MAC_HI [15:0]
+//   0x0038 RED_LFSR [15:0] (the state lives in switch_decide)
 //   0x0040 + 4k DSCP_MAP[k]   0x0080 + 4p ECN_K[p]   0x00C0 + 4p QUANTUM[p]
+//   0x0100 + 4p ECN_KMAX[p]   0x0140 + 4p ECN_PMAX[p] [7:0]
 //   0x1000 + 0x100 i + 4n  counter n of port i (n = 0..11, 16..31)
 //
 // Timing constants (the golden model relies on these):
@@ -26,8 +28,9 @@
 //   Counters are 32 bits and wrap; cnt_add holds the increments of the
 //   cycle, added at its end, with those of tx_* (a frame's last beat taken:
 //   tx_frames, tx_bytes, tx_pfc).
-//   Read-back: only the bits a register has (CTRL [3:0], DEFAULT_PRIO
-//   [2:0], PFC_QUANTA and SWITCH_MAC_HI [15:0], DSCP_MAP bits 4j+2..4j);
+//   Read-back: only the bits a register has (CTRL [4:0], DEFAULT_PRIO
+//   [2:0], PFC_QUANTA, SWITCH_MAC_HI and RED_LFSR [15:0], ECN_PMAX [7:0],
+//   DSCP_MAP bits 4j+2..4j);
 //   the others read 0. Unmapped addresses, ports >= PORTS and counters
 //   12..15 read 0 and ignore writes; writes to ID and SHAPE are ignored.
 //
@@ -60,6 +63,7 @@ module switch_csr #(
     output logic                                   ctrl_ecn,
     output logic                                   ctrl_pfc_tx,
     output logic                                   ctrl_pfc_rx,
+    output logic                                   ctrl_red,
     output logic      [31:0]                       mtu,
     output logic      [31:0]                       age_cycles,
     output logic      [2:0]                        default_prio,
@@ -71,6 +75,12 @@ module switch_csr #(
     output logic      [7:0][31:0]                  dscp_map,
     output logic      [QUEUES-1:0][31:0]           ecn_k,
     output logic      [QUEUES-1:0][31:0]           quantum,
+    output logic      [QUEUES-1:0][31:0]           ecn_kmax,
+    output logic      [QUEUES-1:0][7:0]            ecn_pmax,
+    // RED_LFSR: a write loads the state (0 loads 1); reads return it
+    output logic                                   red_lfsr_we,
+    output logic      [15:0]                       red_lfsr_wdata,
+    input  wire logic [15:0]                       red_lfsr,
 
     // counter increments of this cycle, [port][counter]
     input  wire logic [31:0]                       cnt_add [PORTS][32],
@@ -97,7 +107,7 @@ module switch_csr #(
         end
     end
 
-    logic [3:0]               ctrl_q, ctrl_d;
+    logic [4:0]               ctrl_q, ctrl_d;
     logic [31:0]              mtu_q, mtu_d;
     logic [31:0]              age_q, age_d;
     logic [2:0]               dprio_q, dprio_d;
@@ -110,6 +120,8 @@ module switch_csr #(
     logic [7:0][31:0]         dscp_q, dscp_d;
     logic [QUEUES-1:0][31:0]  ecn_k_q, ecn_k_d;
     logic [QUEUES-1:0][31:0]  quantum_q, quantum_d;
+    logic [QUEUES-1:0][31:0]  kmax_q, kmax_d;
+    logic [QUEUES-1:0][7:0]   pmax_q, pmax_d;
     logic [PORTS-1:0][31:0][31:0] cnt_q;
     logic                     cnt_we;
     logic [31:0]              rdata_d;
@@ -141,6 +153,10 @@ module switch_csr #(
         dscp_d    = dscp_q;
         ecn_k_d   = ecn_k_q;
         quantum_d = quantum_q;
+        kmax_d    = kmax_q;
+        pmax_d    = pmax_q;
+        red_lfsr_we    = 1'b0;
+        red_lfsr_wdata = (csr_wdata[15:0] == 16'd0) ? 16'd1 : csr_wdata[15:0];
 
         // counters are written by the always_ff below (cnt_we: a CSR write
         // that wins over the increments of its cycle)
@@ -148,7 +164,7 @@ module switch_csr #(
 
         if (csr_we) begin
             unique casez (csr_addr)
-                16'h0010: ctrl_d    = csr_wdata[3:0];
+                16'h0010: ctrl_d    = csr_wdata[4:0];
                 16'h0014: mtu_d     = csr_wdata;
                 16'h0018: age_d     = csr_wdata;
                 16'h001C: dprio_d   = csr_wdata[2:0];
@@ -158,9 +174,12 @@ module switch_csr #(
                 16'h002C: refresh_d = csr_wdata;
                 16'h0030: mac_lo_d  = csr_wdata;
                 16'h0034: mac_hi_d  = csr_wdata[15:0];
+                16'h0038: red_lfsr_we = 1'b1;
                 16'b0000_0000_010?_??00: dscp_d[a_idx]    = csr_wdata & DSCP_BITS;
                 16'b0000_0000_100?_??00: ecn_k_d[a_idx]   = csr_wdata;
                 16'b0000_0000_110?_??00: quantum_d[a_idx] = csr_wdata;
+                16'b0000_0001_000?_??00: kmax_d[a_idx]    = csr_wdata;
+                16'b0000_0001_010?_??00: pmax_d[a_idx]    = csr_wdata[7:0];
                 default: ;
             endcase
             if (a_cnt && a_port < 4'(PORTS) && a_num < 6'd32 && CNT_EXISTS[a_num[4:0]] &&
@@ -173,7 +192,7 @@ module switch_csr #(
         unique casez (csr_addr)
             16'h0000: rdata_d = ID_VALUE;
             16'h0004: rdata_d = SHAPE;
-            16'h0010: rdata_d = {28'd0, ctrl_q};
+            16'h0010: rdata_d = {27'd0, ctrl_q};
             16'h0014: rdata_d = mtu_q;
             16'h0018: rdata_d = age_q;
             16'h001C: rdata_d = {29'd0, dprio_q};
@@ -183,9 +202,12 @@ module switch_csr #(
             16'h002C: rdata_d = refresh_q;
             16'h0030: rdata_d = mac_lo_q;
             16'h0034: rdata_d = {16'd0, mac_hi_q};
+            16'h0038: rdata_d = {16'd0, red_lfsr};
             16'b0000_0000_010?_??00: rdata_d = dscp_q[a_idx];
             16'b0000_0000_100?_??00: rdata_d = ecn_k_q[a_idx];
             16'b0000_0000_110?_??00: rdata_d = quantum_q[a_idx];
+            16'b0000_0001_000?_??00: rdata_d = kmax_q[a_idx];
+            16'b0000_0001_010?_??00: rdata_d = {24'd0, pmax_q[a_idx]};
             default: rdata_d = 32'd0;
         endcase
         if (a_cnt && a_port < 4'(PORTS) && a_num < 6'd32 && csr_addr[1:0] == 2'b00) begin
@@ -197,7 +219,7 @@ module switch_csr #(
         csr_rdata <= rdata_d;
         if (rst) begin
             csr_rvalid <= 1'b0;
-            ctrl_q     <= 4'd0;
+            ctrl_q     <= 5'd0;
             mtu_q      <= 32'(MTU_MAX);
             age_q      <= 32'd0;
             dprio_q    <= 3'd0;
@@ -211,6 +233,8 @@ module switch_csr #(
             for (int p = 0; p < QUEUES; p++) begin
                 ecn_k_q[p]   <= 32'd4096;
                 quantum_q[p] <= 32'(MTU_MAX);
+                kmax_q[p]    <= 32'd16384;
+                pmax_q[p]    <= 8'd26;
             end
             cnt_q      <= '0;
         end else begin
@@ -228,6 +252,8 @@ module switch_csr #(
             dscp_q     <= dscp_d;
             ecn_k_q    <= ecn_k_d;
             quantum_q  <= quantum_d;
+            kmax_q     <= kmax_d;
+            pmax_q     <= pmax_d;
             for (int i = 0; i < PORTS; i++) begin
                 for (int n = 0; n < 32; n++) begin
                     if (!CNT_EXISTS[n]) begin
@@ -252,6 +278,7 @@ module switch_csr #(
     assign ctrl_ecn     = ctrl_q[1];
     assign ctrl_pfc_tx  = ctrl_q[2];
     assign ctrl_pfc_rx  = ctrl_q[3];
+    assign ctrl_red     = ctrl_q[4];
     assign mtu          = mtu_q;
     assign age_cycles   = age_q;
     assign default_prio = dprio_q;
@@ -263,6 +290,8 @@ module switch_csr #(
     assign dscp_map     = dscp_q;
     assign ecn_k        = ecn_k_q;
     assign quantum      = quantum_q;
+    assign ecn_kmax     = kmax_q;
+    assign ecn_pmax     = pmax_q;
 
 endmodule
 

@@ -35,7 +35,10 @@
 //                   landing slot; none: no_slot
 //   2.7 admission   per target e ascending: occ(e)+len > BUF_BYTES: tail;
 //                   else queue on (e,p), ECN mark when CTRL.ecn, IPv4 with
-//                   ECN 01/10 and qocc(e,p) (before the add) > ECN_K[p]
+//                   ECN 01/10 and q = qocc(e,p) (before the add) > ECN_K[p];
+//                   with CTRL.red too, a q in (ECN_K[p], ECN_KMAX[p]] makes
+//                   the copy a RED candidate: the LFSR steps, then it marks
+//                   when lfsr * (KMAX - K) < (q - K) * PMAX * 256
 //   2.8             no copy queued: the frame's slot is free from D+1
 //
 // Timing constants (the golden model relies on these):
@@ -50,6 +53,11 @@
 //   ic_next is ic after every update of the cycle (for switch_pfc_ctl).
 //   Every counter increment of the cycle is on cnt_add (added at the end of
 //   the cycle by switch_csr).
+//   RED LFSR: 16-bit Galois, right shift, taps 0xB400 (x^16 + x^14 + x^13 +
+//   x^11 + 1, maximal length), one step per candidate in decision order
+//   (ports ascending, each port's targets ascending), so one cycle may step
+//   it several times. A RED_LFSR write at t sets the state seen at t+1 and
+//   replaces the steps of t. Reset state 1.
 //
 // Reset (synchronous, active high) puts slots 0..SLOTS-1 in the pool, clears
 // every copy bit and every byte count; the per-slot length, port and
@@ -96,6 +104,12 @@ module switch_decide #(
     input  wire logic [2:0]                            default_prio,
     input  wire logic [7:0][31:0]                      dscp_map,
     input  wire logic [QUEUES-1:0][31:0]               ecn_k,
+    input  wire logic                                  ctrl_red,
+    input  wire logic [QUEUES-1:0][31:0]               ecn_kmax,
+    input  wire logic [QUEUES-1:0][7:0]                ecn_pmax,
+    input  wire logic                                  red_lfsr_we,
+    input  wire logic [15:0]                           red_lfsr_wdata,
+    output logic      [15:0]                           red_lfsr,
 
     // MAC table
     output logic      [PORTS-1:0][47:0]                lookup_mac,
@@ -283,6 +297,7 @@ module switch_decide #(
     logic [PORTS-1:0][31:0]              occ_dc;
     logic [31:0]                         qocc_dc [PORTS][QUEUES];
     logic [31:0]                         ic_dc [PORTS][QUEUES];
+    logic [15:0]                         lfsr_q, lfsr_dc;
 
     always_comb begin
         logic [PORTS-1:0]  targets;
@@ -292,6 +307,9 @@ module switch_decide #(
         logic [LEN_W-1:0]  flen;
         logic [2:0]        prio;
         logic              mark;
+        logic [31:0]       q;
+        logic [31:0]       span;
+        logic [31:0]       over;
 
         free_dc     = free_q;
         freed_dc    = '0;
@@ -300,6 +318,7 @@ module switch_decide #(
         occ_dc      = occ_q;
         qocc_dc     = qocc_q;
         ic_dc       = ic_q;
+        lfsr_dc     = lfsr_q;
         for (int e = 0; e < PORTS; e++) begin
             for (int n = 0; n < 32; n++) begin
                 cnt_add[e][n] = 32'd0;
@@ -320,6 +339,9 @@ module switch_decide #(
             flen     = dec_len[i][LEN_W-1:0];
             prio     = f_prio[i];
             mark     = 1'b0;
+            q        = '0;
+            span     = '0;
+            over     = '0;
 
             if (dec_valid[i]) begin
                 cnt_add[i][CNT_RX_FRAMES] = cnt_add[i][CNT_RX_FRAMES] + 32'd1;
@@ -375,7 +397,19 @@ module switch_decide #(
                                     if (occ_dc[e] + 32'(flen) > 32'(BUF_BYTES)) begin
                                         cnt_add[e][{2'b10, prio}] = cnt_add[e][{2'b10, prio}] + 32'd1;
                                     end else begin
-                                        mark = ctrl_ecn && f_ecn_ok[i] && (qocc_dc[e][prio] > ecn_k[prio]);
+                                        q    = qocc_dc[e][prio];
+                                        mark = 1'b0;
+                                        if (ctrl_ecn && f_ecn_ok[i] && q > ecn_k[prio]) begin
+                                            if (!ctrl_red || q > ecn_kmax[prio]) begin
+                                                mark = 1'b1;
+                                            end else begin
+                                                lfsr_dc = {1'b0, lfsr_dc[15:1]} ^ (lfsr_dc[0] ? 16'hB400 : 16'h0000);
+                                                span    = ecn_kmax[prio] - ecn_k[prio];
+                                                over    = q - ecn_k[prio];
+                                                mark    = (64'(lfsr_dc) * 64'(span)) <
+                                                          ((64'(over) * 64'(ecn_pmax[prio])) << 8);
+                                            end
+                                        end
                                         enq_valid[e][i] = 1'b1;
                                         enq_mark[e][i]  = mark;
                                         if (mark) begin
@@ -457,7 +491,8 @@ module switch_decide #(
         end
     end
 
-    assign ic_next = ic_d;
+    assign ic_next  = ic_d;
+    assign red_lfsr = lfsr_q;
     assign busy    = (holders_q != '0);
 
     always_ff @(posedge clk) begin
@@ -470,6 +505,7 @@ module switch_decide #(
         end
         if (rst) begin
             free_q    <= {{(NSLOT - SLOTS){1'b0}}, {SLOTS{1'b1}}};
+            lfsr_q    <= 16'd1;
             holders_q <= '0;
             occ_q     <= '0;
             for (int e = 0; e < PORTS; e++) begin
@@ -484,6 +520,7 @@ module switch_decide #(
             occ_q     <= occ_d;
             qocc_q    <= qocc_d;
             ic_q      <= ic_d;
+            lfsr_q    <= red_lfsr_we ? red_lfsr_wdata : lfsr_dc;
         end
     end
 
