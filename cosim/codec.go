@@ -77,14 +77,22 @@ var le = binary.LittleEndian
 // caller may reuse its slices at once. The Encoder's buffer is its own and
 // is reused from batch to batch. An Encoder is not safe for concurrent use.
 type Encoder struct {
-	w   io.Writer
-	buf []byte
+	w     io.Writer
+	buf   []byte
+	chunk int   // write out the pending messages once they reach this many bytes; 0: only on Flush
+	err   error // the first error of a chunk write, returned by Flush
 }
 
 // NewEncoder returns an Encoder that writes batches to w.
 func NewEncoder(w io.Writer) *Encoder {
 	return &Encoder{w: w, buf: make([]byte, 0, 4096)}
 }
+
+// SetChunk makes the Encoder write the pending messages (whole messages
+// only) as soon as they reach n bytes, instead of holding them until
+// Flush: a large window then streams to the model while it is being built,
+// and the buffer stays near n bytes. 0 restores one Write per Flush.
+func (e *Encoder) SetChunk(n int) { e.chunk = n }
 
 // Buffered returns the number of bytes waiting for Flush.
 func (e *Encoder) Buffered() int { return len(e.buf) }
@@ -99,20 +107,32 @@ func (e *Encoder) Reset() { e.buf = e.buf[:0] }
 // Flush sends the pending batch with a single Write and empties the buffer,
 // also when the Write fails (the stream is then broken anyway).
 func (e *Encoder) Flush() error {
+	e.writeOut()
+	err := e.err
+	e.err = nil
+	return err
+}
+
+// writeOut writes the pending messages; the first error is kept for Flush.
+func (e *Encoder) writeOut() {
 	if len(e.buf) == 0 {
-		return nil
+		return
 	}
-	_, err := e.w.Write(e.buf)
+	if e.err == nil {
+		_, e.err = e.w.Write(e.buf)
+	}
 	e.buf = e.buf[:0]
 	if cap(e.buf) > 8<<20 {
 		e.buf = make([]byte, 0, 4096) // do not keep one huge window's buffer forever
 	}
-	return err
 }
 
 // add appends a header and room for a body of n bytes, the fixed part
 // zeroed (reserved fields stay zero), and returns the body.
 func (e *Encoder) add(t MsgType, flags uint16, cycle uint64, fixed, n int) []byte {
+	if e.chunk > 0 && len(e.buf) >= e.chunk {
+		e.writeOut()
+	}
 	off := len(e.buf)
 	e.buf = slices.Grow(e.buf, HeaderLen+n)[:off+HeaderLen+n]
 	h := Header{Type: t, Flags: flags, Len: uint32(n), Cycle: cycle}

@@ -342,3 +342,63 @@ func TestMsgTypeString(t *testing.T) {
 	assert.Equal(t, "MODEL", ErrorCodeName(ErrCodeModel))
 	assert.Equal(t, "code 42", ErrorCodeName(42))
 }
+
+// chunkWriter records the size of every Write; it fails them all once
+// fail is set.
+type chunkWriter struct {
+	bytes.Buffer
+	writes []int
+	fail   error
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	if w.fail != nil {
+		return 0, w.fail
+	}
+	w.writes = append(w.writes, len(p))
+	return w.Buffer.Write(p)
+}
+
+// SetChunk: a chunked batch is the same byte stream as one Write per
+// Flush, cut only between messages, and a failed chunk write is reported
+// by Flush.
+func TestEncoderChunks(t *testing.T) {
+	batch := func(e *Encoder) {
+		for k := range 100 {
+			require.NoError(t, e.Frame(Frame{Port: uint16(k % 3), Cycle: uint64(k), Data: bytes.Repeat([]byte{byte(k)}, 60+k)}))
+		}
+		e.Run(1000)
+	}
+	var whole chunkWriter
+	e := NewEncoder(&whole)
+	batch(e)
+	require.NoError(t, e.Flush())
+	require.Equal(t, []int{whole.Len()}, whole.writes)
+
+	var cut chunkWriter
+	e = NewEncoder(&cut)
+	e.SetChunk(1000)
+	batch(e)
+	assert.Greater(t, len(cut.writes), 5, "written while building")
+	require.NoError(t, e.Flush())
+	assert.Equal(t, whole.Bytes(), cut.Bytes())
+	// every write ends where a message starts (or at the end)
+	starts := map[int]bool{cut.Len(): true}
+	d := NewDecoder(bytes.NewReader(cut.Bytes()))
+	var m Msg
+	for d.Read(&m) == nil {
+		starts[int(d.Offset())] = true
+	}
+	off := 0
+	for _, n := range cut.writes {
+		off += n
+		assert.True(t, starts[off], "a write ends at %d, inside a message", off)
+	}
+
+	broken := errors.New("pipe broken")
+	cut.fail = broken
+	batch(e)
+	assert.ErrorIs(t, e.Flush(), broken)
+	cut.fail = nil
+	require.NoError(t, e.Flush(), "the error is reported once")
+}

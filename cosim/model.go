@@ -275,9 +275,15 @@ func Dial(ctx context.Context, name, network, address string) (*Model, error) {
 	return m, nil
 }
 
+// encChunk is the size at which a window being built starts going out:
+// large enough for few system calls, small enough that the model decodes
+// the first frames while the rest are encoded.
+const encChunk = 256 << 10
+
 func (m *Model) setConn(conn net.Conn) {
 	m.conn = conn
 	m.enc = NewEncoder(conn)
+	m.enc.SetChunk(encChunk)
 	m.dec = NewDecoder(conn)
 	m.dec.Model = m.name
 }

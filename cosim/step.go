@@ -219,6 +219,10 @@ func (m *Model) StepInto(ctx context.Context, w Window, r *Reply) error {
 		return &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
 	}
 	start := m.cycle
+	// The encoder writes a large window in chunks while it builds it, so
+	// the step's deadline is armed before the first byte goes out.
+	end := m.begin(ctx, m.t.Step)
+	defer end()
 	m.enc.Reset()
 	for i := range w.Frames {
 		f := &w.Frames[i]
@@ -241,9 +245,6 @@ func (m *Model) StepInto(ctx context.Context, w Window, r *Reply) error {
 		m.enc.MemRead(start, mr.Addr, mr.Length)
 	}
 	m.enc.Run(w.Target)
-
-	end := m.begin(ctx, m.t.Step)
-	defer end()
 	if err := m.enc.Flush(); err != nil {
 		*r = Reply{}
 		return m.fail(ctx, fmt.Sprintf("step to cycle %d: sending the window", w.Target), m.sentError(err))

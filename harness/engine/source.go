@@ -109,6 +109,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	// after every burst (after every frame unless burst is set).
 	var cycle uint64
 	burst := max(t.Burst, 1)
+	s.frames = make([]stamped, 0, len(frames))
 	for k, f := range frames {
 		st := stamped{cycle: cycle, data: f}
 		if bad != nil {
