@@ -1065,6 +1065,32 @@ func swtRED(model string) swtCase {
 	return b.done()
 }
 
+// Slot pool exhausted (README step 2.6): queue 0 of port 1 is paused for
+// good by a PFC frame (time 0xFFFF), so the 70 frames port 0 sends to B
+// stay queued: the first 64 take the 64 pool slots, the last 6 find none
+// and count drop_no_slot on port 0 (their landing slot is kept). A PFC
+// frame with time 0, last beat at 2000, resumes the queue at the picks of
+// 2002 on: the 64 frames leave back to back from 2003 (first beat D+2).
+func swtNoSlot(model string) swtCase {
+	b := swtNew("no_slot", model)
+	b.setup(ethswitch.AddrCtrl, ethswitch.CtrlPFCRx)
+	b.learnB()
+	b.add(1, ethswitch.PFCFrame(swtB, 0, 0xFFFF), 20)
+	n := b.beats(64)
+	var queued []int
+	for k := range 70 {
+		f := b.add(0, b.plain(swtB, swtA, 64), 30+uint64(k)*n)
+		if k < 64 {
+			queued = append(queued, f)
+		}
+	}
+	b.add(1, ethswitch.PFCFrame(swtB, 0, 0), 2000)
+	b.train(1, 2003, queued...)
+	b.c.count["port0.drop_no_slot"] = 6
+	b.c.count["port1.rx_pfc"] = 2
+	return b.done()
+}
+
 // PFC received (CTRL.pfc_rx): a PFC frame into port 1 decided at D pauses
 // queue p of egress 1 at the picks of D+1..D+N, N = time*512/DATA_WIDTH.
 // Phase 1: time 4 at D=21; the priority-3 copy for port 1 is picked at
@@ -1801,6 +1827,8 @@ func TestSwitchTimingDirected(t *testing.T) {
 		swtRED("switch4_512"),
 		swtPFCRx("switch4_64"),
 		swtPFCRx("switch4_512"),
+		swtNoSlot("switch4_64"),
+		swtNoSlot("switch4_512"),
 		swtPFCTx("switch4_64"),
 		swtPFCTx("switch4_512"),
 		swtPFCTxBurst("switch4_64"),
