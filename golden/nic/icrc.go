@@ -1,5 +1,6 @@
-// Package nic holds the golden models of the RoCEv2 NIC's RTL units. Today:
-// the ICRC insert and check units of rtl/nic; the RC transport follows.
+// Package nic holds the golden models of the RoCEv2 NIC's RTL units (the
+// ICRC insert and check units of rtl/nic) and the codec of the NIC's host
+// records (commands and completions); the RC transport is golden/rc.
 package nic
 
 import (
