@@ -74,6 +74,22 @@ endef
 $(eval $(call sim_nic_icrc,nic_icrc_64,64))
 $(eval $(call sim_nic_icrc,nic_icrc_512,512))
 
+# $(call sim_nic_host,NAME,DATA_WIDTH): the NIC's command decoder and
+# completion queue (rtl/nic/nic_cmd.sv, nic_cq.sv), commands echoed back as
+# completions; CSR counters.
+define sim_nic_host
+SIM_MODELS += $1
+$1.top    := nic_host_top
+$1.rtl    := $(SIM_DIR)/tops/nic_host_top.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv
+$1.main   := $(SIM_DIR)/tops/nic_host_top.cpp
+$1.params := DATA_WIDTH=$2
+$1.dw     := $2
+$1.in     := 1
+$1.out    := 1
+endef
+$(eval $(call sim_nic_host,nic_host_64,64))
+$(eval $(call sim_nic_host,nic_host_512,512))
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters
