@@ -90,6 +90,25 @@ endef
 $(eval $(call sim_nic_host,nic_host_64,64))
 $(eval $(call sim_nic_host,nic_host_512,512))
 
+# $(call sim_nic_tx,NAME,DATA_WIDTH): the NIC's transmit frame builder
+# (rtl/nic/nic_tx_build.sv) behind a descriptor FIFO, records in on port 0,
+# frames out on port 0, the DMA port, counters on the CSR bus. DMA_LATENCY
+# must match the model's --dma-read-latency (default 64). The descriptor
+# package comes first: rtl/nic is not on the include path here.
+define sim_nic_tx
+SIM_MODELS += $1
+$1.top    := nic_tx_top
+$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_tx_top.sv rtl/nic/nic_tx_build.sv \
+             rtl/nic/icrc_insert.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv rtl/common/axis_fifo.sv
+$1.main   := $(SIM_DIR)/tops/nic_tx_top.cpp
+$1.params := DATA_WIDTH=$2 DMA_LATENCY=64
+$1.dw     := $2
+$1.in     := 1
+$1.out    := 1
+endef
+$(eval $(call sim_nic_tx,nic_tx_64,64))
+$(eval $(call sim_nic_tx,nic_tx_512,512))
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters
