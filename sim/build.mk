@@ -109,6 +109,24 @@ endef
 $(eval $(call sim_nic_tx,nic_tx_64,64))
 $(eval $(call sim_nic_tx,nic_tx_512,512))
 
+# $(call sim_nic_rx,NAME,DATA_WIDTH): the NIC's receive front end
+# (rtl/nic/nic_rx_parse.sv): frames in on port 0, one decision record per
+# frame out on port 0, host frames out on port 1, node MAC/IP, QP table and
+# counters on the CSR bus, idle.
+define sim_nic_rx
+SIM_MODELS += $1
+$1.top    := nic_rx_top
+$1.rtl    := $(SIM_DIR)/tops/nic_rx_top.sv rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv \
+             rtl/nic/nic_rx_host_fifo.sv rtl/nic/icrc_check.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv
+$1.main   := $(SIM_DIR)/tops/nic_rx_top.cpp
+$1.params := DATA_WIDTH=$2 QPS=16 RX_BUF_BYTES=16384
+$1.dw     := $2
+$1.in     := 1
+$1.out    := 2
+endef
+$(eval $(call sim_nic_rx,nic_rx_64,64))
+$(eval $(call sim_nic_rx,nic_rx_512,512))
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+
+// nic_rx_parse: NIC receive front end: the frame checks of golden/rc Node.Receive, receive buffer, host frames.
+//
+//   s_axis (in0) --+--> icrc_check (verdict only) -----------------------+
+//                  +--> header capture (first 128 bytes), length, tuser   |
+//                  |        L: last beat         L+1: frame checks <-----+
+//                  |                             D = L+2: address, QP, record
+//                  +--> 2-beat delay --+--> nic_rx_store (receive buffer) --> buf_rd_*
+//                                      +--> nic_rx_host_fifo --> m_axis (out2)
+//
+// Frame layout (PROTOCOL-NOTES 1 and 2; byte offsets for IPv4 without options):
+//
+//   | dst MAC 6 | src MAC 6 | [0x8100 TCI 4] | EtherType 2 |            off = 14 or 18
+//   | IPv4 20 (or IPv6 40)  | UDP 8 (dport 4791) | BTH 12 | ext | payload | pad | ICRC 4 | Ethernet pad |
+//                                                         ^ off+40      (rc Receive only accepts IHL 5)
+//
+// Classes (rec_class), decided in exactly the order of golden/rc Node.Receive
+// (roce Frame.Decode and BTH.DecodeFromBytes first), n = frame length:
+//   9 BAD_FRAME      tuser[0] on any beat (a MAC error): checked first. Not in
+//                    golden: nothing marks a NIC's input bad in the harness
+//                    (the switch's m_axis_tuser is always 0).
+//   3 MALFORMED      n < 14; 0x8100 and n < 18; then, for EtherType 0x0800
+//                    (0x86DD), n < off+20 (off+40)
+//   2 NOT_ROCE       EtherType neither 0x0800 nor 0x86DD (0x88A8, a second
+//                    0x8100 ...); IPv4 version != 4, IHL < 5 or protocol != 17;
+//                    IPv6 version != 6 or next header != 17
+//   3 MALFORMED      n < UDP start + 8 (before the port is looked at)
+//   2 NOT_ROCE       UDP destination port != 4791
+//   3 MALFORMED      IP end (off + total length; off + 40 + payload length)
+//                    > n or < UDP start + 8; IP end - BTH start < 12 + the
+//                    opcode's extension headers (roce OpCode.Headers: RC
+//                    table, UC for ops 0..0x0B, UD SEND ONLY [Imm] + DETH,
+//                    0x81 + 16 bytes, else none) + 4 (ICRC)
+//   6 BAD_HEADER     IPv6 (counted rx_bad_header, as golden)
+//   4 BAD_ICRC       icrc_check's verdict (over the IP packet up to IP end).
+//                    Only its verdict: its RoCEv2/other split is not golden's
+//                    (it calls UDP 4791 with an IP length too short for the
+//                    BTH "other", golden calls it truncated, rx_malformed).
+//   3 MALFORMED      IPv4 byte 0 != 0x45 (options: Decode takes them, Receive
+//                    does not) or the 20-byte header checksum is wrong
+//   5 WRONG_ADDRESS  destination MAC != node_mac or destination IP != node_ip
+//   3 MALFORMED      PadCnt > bytes between the extension headers and the ICRC
+//   6 BAD_HEADER     TVer != 0 or P_Key != 0xFFFF
+//   7 UNKNOWN_QP     DestQP matches no slot with qp_valid (lowest slot wins
+//                    if several match)
+//   1 CNP            opcode 0x81 (for slot rec_slot)
+//   6 BAD_HEADER     opcode[7:5] != 0 (UC, RD, UD, other CNP-range codes)
+//   8 BUFFER_FULL    an RC packet with payload that the receive buffer could
+//                    not hold (not in golden: see "Receive buffer")
+//   0 RC             an RC packet for slot rec_slot (any opcode 0x00-0x1F,
+//                    unknown ones included: they have no extension headers).
+//                    golden counts it rx_packets, or rx_qp_error when the QP
+//                    is in the error state: that is the QP context's call.
+// Frame length saturates at 2^17-1, beyond any IP end. Golden does not look
+// at the UDP length, IPv4 flags/fragment offset, TTL or source addresses,
+// and neither does this unit. Bytes after the IP end are Ethernet padding.
+//
+// Decision record (rec_*, valid in cycle D only, rec_valid high for one
+// cycle per frame, in frame order; made in D from registers and the
+// configuration inputs, so the consumer takes it in D). rec_class and rec_frame_len always; the
+// other fields for RC, CNP and BUFFER_FULL (BTH fields only for CNP), zero
+// otherwise; an extension header's fields are zero when the opcode has none:
+//   rec_slot, rec_dest_qp, rec_opcode, rec_psn, rec_ack_req, rec_se,
+//   rec_mig_req, rec_fecn, rec_becn, rec_pad (PadCnt)       BTH
+//   rec_ecn_ce      IPv4 TOS[1:0] == 3 (CE)
+//   rec_va, rec_rkey, rec_dma_len            RETH (0x06, 0x0A, 0x0B, 0x0C)
+//   rec_va, rec_rkey, rec_atomic_a (SwapAdd), rec_atomic_b (Compare)
+//                                            AtomicETH (0x13, 0x14)
+//   rec_syndrome, rec_msn                    AETH (0x0D, 0x0F-0x12)
+//   rec_atomic_a (OrigData)                  AtomicAckETH (0x12)
+//   rec_imm                                  ImmDt (0x03, 0x05, 0x09, 0x0B)
+//   rec_rkey                                 IETH (0x16, 0x17)
+//   rec_pay_len     payload bytes (between extension headers and pad)
+//   rec_held        RC with rec_pay_len > 0: the frame is in the receive
+//                   buffer, its payload at byte rec_pay_addr (modulo
+//                   RX_BUF_BYTES: it may wrap), until released
+//   rec_host        the frame goes to m_axis (host rule below);
+//                   rec_host_drop: it did not fit in the host FIFO
+// Counters: stat_* are increment strobes, high in cycle D for one frame:
+// one of the ten classes (stat_rc .. stat_bad_frame), plus stat_host_frames
+// or stat_host_overflow for host frames. Golden's counters: rx_not_roce,
+// rx_malformed, rx_bad_icrc, rx_wrong_address, rx_bad_header, rx_unknown_qp
+// one for one; rx_cnp = stat_cnp (per slot); rx_packets + rx_qp_error =
+// stat_rc (per slot).
+//
+// Host frames (m_axis, the NIC's out2): class NOT_ROCE, whatever the
+// destination MAC (no MAC filter for non-RoCE traffic, as golden counts
+// every such frame rx_not_roce); and class WRONG_ADDRESS when the destination
+// MAC is not node_mac and is a group address (byte 0 bit 0: multicast and
+// broadcast). Nothing else (not MALFORMED, not BAD_ICRC, not unicast RoCEv2
+// for another MAC or our MAC and another IP). They leave whole, as received
+// (ICRC and Ethernet padding included), tuser 0, in decision order, from a
+// FIFO of HOST_BUF_BYTES; a host frame that does not fit is dropped and
+// counted (stat_host_overflow) and changes nothing else.
+//
+// Receive buffer: RX_BUF_BYTES as RX_BUF_BYTES/KEEP_WIDTH words; every frame
+// is written from a word boundary as it arrives (2 cycles late); at D an RC
+// frame with payload is kept, anything else gives its words back. Kept
+// frames are released in record order: buf_release for one cycle frees the
+// oldest (from D on: a release in the record's own cycle D frees it; a
+// release with nothing held is ignored). buf_rd_addr (word) gives
+// buf_rd_data the next cycle. A frame is dropped when a word of it finds the
+// buffer full (kept frames plus its own words so far = RX_BUF_BYTES); only
+// an RC packet with payload is then counted BUFFER_FULL, any other class is
+// decided as usual (it needed no room). Golden has no buffer: a harness that
+// checks against golden must release fast enough that this never happens.
+//
+// Timing (README "Timing", RX_LATENCY = 2; mirrored in
+// cosim/nic_rx_model_test.go):
+//   - s_axis_tready is icrc_check's (a register): low during reset and in
+//     cycle 0, then always high. Frames may come back to back.
+//   - a frame whose last beat is taken in cycle L is decided in D = L+2:
+//     rec_valid, stat_* and the buffer commit in D. node_mac, node_ip,
+//     qp_valid and qp_qpn are looked at in D itself (combinationally): a
+//     register written in cycle t applies to the decisions of t+1 on.
+//   - a host frame's first beat is on m_axis from D+1 when the host FIFO is
+//     empty, else right after the frames before it.
+//   - the receive buffer holds a kept frame's words from D (buf_rd_addr in
+//     D reads them in D+1).
+
+module nic_rx_parse #(
+    // width of the AXI-Stream data bus in bits: a multiple of 64, 64 to 512
+    parameter int DATA_WIDTH     = 64,
+    // byte lanes
+    parameter int KEEP_WIDTH     = DATA_WIDTH/8,
+    // QP slots
+    parameter int QPS            = 16,
+    // slot index bits
+    parameter int SLOT_WIDTH     = (QPS > 1) ? $clog2(QPS) : 1,
+    // receive buffer bytes: KEEP_WIDTH times a power of two
+    parameter int RX_BUF_BYTES   = 16384,
+    // host frame FIFO bytes: KEEP_WIDTH times a power of two
+    parameter int HOST_BUF_BYTES = RX_BUF_BYTES,
+    // receive buffer word address bits
+    parameter int BUF_AW         = $clog2(RX_BUF_BYTES/KEEP_WIDTH),
+    // receive buffer byte address bits
+    parameter int BUF_BAW        = $clog2(RX_BUF_BYTES)
+) (
+    input  wire logic                    clk,
+    input  wire logic                    rst,
+
+    // frames from the link, no FCS
+    input  wire logic [DATA_WIDTH-1:0]   s_axis_tdata,
+    input  wire logic [KEEP_WIDTH-1:0]   s_axis_tkeep,
+    input  wire logic                    s_axis_tvalid,
+    output logic                         s_axis_tready,
+    input  wire logic                    s_axis_tlast,
+    input  wire logic                    s_axis_tuser,
+
+    // frames for the host OS, whole
+    output logic [DATA_WIDTH-1:0]        m_axis_tdata,
+    output logic [KEEP_WIDTH-1:0]        m_axis_tkeep,
+    output logic                         m_axis_tvalid,
+    input  wire logic                    m_axis_tready,
+    output logic                         m_axis_tlast,
+    output logic                         m_axis_tuser,
+
+    // this node: MAC byte 0 in bits 47:40, IPv4 first byte in bits 31:24
+    input  wire logic [47:0]             node_mac,
+    input  wire logic [31:0]             node_ip,
+    // QP table: slot q is QPN qp_qpn[24q +: 24] when qp_valid[q]
+    input  wire logic [QPS-1:0]          qp_valid,
+    input  wire logic [QPS*24-1:0]       qp_qpn,
+
+    // the decision record (see above)
+    output logic                         rec_valid,
+    output logic [3:0]                   rec_class,
+    output logic [SLOT_WIDTH-1:0]        rec_slot,
+    output logic [7:0]                   rec_opcode,
+    output logic [23:0]                  rec_dest_qp,
+    output logic [23:0]                  rec_psn,
+    output logic                         rec_ack_req,
+    output logic                         rec_se,
+    output logic                         rec_mig_req,
+    output logic                         rec_fecn,
+    output logic                         rec_becn,
+    output logic [1:0]                   rec_pad,
+    output logic                         rec_ecn_ce,
+    output logic [63:0]                  rec_va,
+    output logic [31:0]                  rec_rkey,
+    output logic [31:0]                  rec_dma_len,
+    output logic [7:0]                   rec_syndrome,
+    output logic [23:0]                  rec_msn,
+    output logic [31:0]                  rec_imm,
+    output logic [63:0]                  rec_atomic_a,
+    output logic [63:0]                  rec_atomic_b,
+    output logic [15:0]                  rec_pay_len,
+    output logic [BUF_BAW-1:0]           rec_pay_addr,
+    output logic                         rec_held,
+    output logic [16:0]                  rec_frame_len,
+    output logic                         rec_host,
+    output logic                         rec_host_drop,
+
+    // receive buffer: read port (1 cycle), release, frames held, words in use
+    input  wire logic [BUF_AW-1:0]       buf_rd_addr,
+    output logic [DATA_WIDTH-1:0]        buf_rd_data,
+    input  wire logic                    buf_release,
+    output logic [15:0]                  buf_frames,
+    output logic [BUF_AW:0]              buf_used,
+
+    // counter increment strobes, one per reason
+    output logic                         stat_rc,
+    output logic                         stat_cnp,
+    output logic                         stat_not_roce,
+    output logic                         stat_malformed,
+    output logic                         stat_bad_icrc,
+    output logic                         stat_wrong_address,
+    output logic                         stat_bad_header,
+    output logic                         stat_unknown_qp,
+    output logic                         stat_buffer_full,
+    output logic                         stat_bad_frame,
+    output logic                         stat_host_frames,
+    output logic                         stat_host_overflow,
+
+    // no frame inside (input, decision, host FIFO)
+    output logic                         idle
+);
+
+localparam logic [3:0] CLS_RC            = 4'd0;
+localparam logic [3:0] CLS_CNP           = 4'd1;
+localparam logic [3:0] CLS_NOT_ROCE      = 4'd2;
+localparam logic [3:0] CLS_MALFORMED     = 4'd3;
+localparam logic [3:0] CLS_BAD_ICRC      = 4'd4;
+localparam logic [3:0] CLS_WRONG_ADDRESS = 4'd5;
+localparam logic [3:0] CLS_BAD_HEADER    = 4'd6;
+localparam logic [3:0] CLS_UNKNOWN_QP    = 4'd7;
+localparam logic [3:0] CLS_BUFFER_FULL   = 4'd8;
+localparam logic [3:0] CLS_BAD_FRAME     = 4'd9;
+localparam logic [3:0] CLS_PASS          = 4'd15;  // stage F: no verdict yet
+
+// header bytes captured: 18 + 60 + 8 + 1 (opcode after the longest IPv4
+// header) and 18 + 20 + 8 + 12 + 28 (AtomicETH) both fit
+localparam int HDR_MIN   = 128;
+localparam int HBEATS    = (HDR_MIN + KEEP_WIDTH - 1) / KEEP_WIDTH;
+localparam int HDR_BYTES = HBEATS * KEEP_WIDTH;
+localparam int BIW       = $clog2(HBEATS + 1);
+localparam int BUF_WORDS = RX_BUF_BYTES / KEEP_WIDTH;
+// smallest kept frame: 14 + 20 + 8 + 12 + 1 payload byte + 4 (no pad)
+localparam int MIN_HELD  = (59 + KEEP_WIDTH - 1) / KEEP_WIDTH;
+localparam int HELD_AW   = $clog2(BUF_WORDS / MIN_HELD + 1);
+localparam int LW        = 17;     // frame length bits
+localparam logic [LW-1:0] LEN_MAX = '1;
+localparam int HIW       = $clog2(HDR_BYTES * 8);   // bit index into the header
+
+initial begin
+    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
+        $error("nic_rx_parse: DATA_WIDTH %0d must be a multiple of 64 from 64 to 512", DATA_WIDTH);
+        $finish;
+    end
+    if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
+        $error("nic_rx_parse: KEEP_WIDTH %0d must be DATA_WIDTH/8", KEEP_WIDTH);
+        $finish;
+    end
+    if (QPS < 1 || QPS > 256 || SLOT_WIDTH < $clog2(QPS)) begin
+        $error("nic_rx_parse: QPS %0d must be 1 to 256, SLOT_WIDTH %0d wide enough", QPS, SLOT_WIDTH);
+        $finish;
+    end
+    if (RX_BUF_BYTES % KEEP_WIDTH != 0 || (1 << BUF_AW) != BUF_WORDS || BUF_WORDS < 2 ||
+        RX_BUF_BYTES < 128 || BUF_BAW != $clog2(RX_BUF_BYTES)) begin
+        $error("nic_rx_parse: RX_BUF_BYTES %0d must be KEEP_WIDTH times a power of two, at least 128",
+               RX_BUF_BYTES);
+        $finish;
+    end
+    if (HOST_BUF_BYTES % KEEP_WIDTH != 0 || HOST_BUF_BYTES / KEEP_WIDTH < 2 ||
+        (1 << $clog2(HOST_BUF_BYTES / KEEP_WIDTH)) != HOST_BUF_BYTES / KEEP_WIDTH) begin
+        $error("nic_rx_parse: HOST_BUF_BYTES %0d must be KEEP_WIDTH times a power of two", HOST_BUF_BYTES);
+        $finish;
+    end
+end
+
+// extension header bytes after the BTH (roce OpCode.Headers, HeaderLen)
+function automatic logic [4:0] ext_len(input logic [7:0] op);
+    logic [4:0] rc;
+    unique case (op[4:0])
+        5'h03, 5'h05, 5'h09, 5'h0D, 5'h0F, 5'h10, 5'h11, 5'h16, 5'h17: rc = 5'd4;
+        5'h06, 5'h0A, 5'h0C:                                          rc = 5'd16;
+        5'h0B:                                                        rc = 5'd20;
+        5'h12:                                                        rc = 5'd12;
+        5'h13, 5'h14:                                                 rc = 5'd28;
+        default:                                                      rc = 5'd0;
+    endcase
+    unique case (op[7:5])
+        3'd0:    return rc;                                   // RC
+        3'd1:    return (op[4:0] <= 5'h0B) ? rc : 5'd0;       // UC: SEND, WRITE
+        3'd3:    return (op[4:0] == 5'h04) ? 5'd8 :           // UD: DETH
+                        (op[4:0] == 5'h05) ? 5'd12 : 5'd0;    //     DETH, ImmDt
+        3'd4:    return (op == 8'h81) ? 5'd16 : 5'd0;         // CNP
+        default: return 5'd0;
+    endcase
+endfunction
+
+// ---- input: icrc_check, header capture, 2-beat delay ----
+
+logic                       s_fire;
+logic                       chk_valid, chk_last, chk_user;
+logic [DATA_WIDTH-1:0]      unused_chk_data;
+logic [KEEP_WIDTH-1:0]      unused_chk_keep;
+logic [31:0]                unused_chk_stat [3];
+
+icrc_check #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .USER_WIDTH(1)
+) u_icrc (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata(s_axis_tdata),
+    .s_axis_tkeep(s_axis_tkeep),
+    .s_axis_tvalid(s_axis_tvalid),
+    .s_axis_tready(s_axis_tready),
+    .s_axis_tlast(s_axis_tlast),
+    .s_axis_tuser(1'b0),                // tuser is ours: the verdict is the ICRC's alone
+    .m_axis_tdata(unused_chk_data),
+    .m_axis_tkeep(unused_chk_keep),
+    .m_axis_tvalid(chk_valid),
+    .m_axis_tready(1'b1),
+    .m_axis_tlast(chk_last),
+    .m_axis_tuser(chk_user),
+    .stat_roce(unused_chk_stat[0]),
+    .stat_bad_icrc(unused_chk_stat[1]),
+    .stat_other(unused_chk_stat[2])
+);
+
+logic [HDR_BYTES*8-1:0] hdr_q;           // first HDR_BYTES bytes of the frame
+logic [BIW-1:0]         bidx_q;          // beats of the frame taken (saturating)
+logic [LW-1:0]          len_q;           // bytes of the frame taken (saturating)
+logic                   mid_q;           // a frame is partly taken
+logic                   bad_q;           // tuser[0] seen on the frame
+logic [LW-1:0]          flen_q;          // the last frame's length
+logic                   fbad_q;          // and its tuser
+logic                   fin_q;           // its last beat was taken last cycle (L+1)
+logic [LW:0]            len_sum;
+
+// the delay line to the buffers: beat taken in t is written in t+2
+logic                   d1_v_q, d2_v_q;
+logic                   d1_first_q, d2_first_q;
+logic                   d1_last_q, d2_last_q;
+logic [DATA_WIDTH-1:0]  d1_data_q, d2_data_q;
+logic [KEEP_WIDTH-1:0]  d1_keep_q, d2_keep_q;
+
+always_comb begin
+    s_fire  = s_axis_tvalid && s_axis_tready;
+    len_sum = {1'b0, len_q} + (LW+1)'($countones(s_axis_tkeep));
+end
+
+always_ff @(posedge clk) begin
+    fin_q <= s_fire && s_axis_tlast;
+    if (s_fire) begin
+        for (int b = 0; b < HBEATS; b++) begin
+            if (BIW'(b) == bidx_q) begin
+                hdr_q[b*DATA_WIDTH +: DATA_WIDTH] <= s_axis_tdata;
+            end
+        end
+        if (s_axis_tlast) begin
+            flen_q <= len_sum[LW] ? LEN_MAX : len_sum[LW-1:0];
+            fbad_q <= bad_q || s_axis_tuser;
+            bidx_q <= '0;
+            len_q  <= '0;
+            bad_q  <= 1'b0;
+            mid_q  <= 1'b0;
+        end else begin
+            len_q  <= len_sum[LW] ? LEN_MAX : len_sum[LW-1:0];
+            bidx_q <= (bidx_q == BIW'(HBEATS)) ? bidx_q : bidx_q + BIW'(1);
+            bad_q  <= bad_q || s_axis_tuser;
+            mid_q  <= 1'b1;
+        end
+    end
+
+    d1_v_q     <= s_fire;
+    d1_first_q <= !mid_q;
+    d1_last_q  <= s_axis_tlast;
+    d1_data_q  <= s_axis_tdata;
+    d1_keep_q  <= s_axis_tkeep;
+    d2_v_q     <= d1_v_q;
+    d2_first_q <= d1_first_q;
+    d2_last_q  <= d1_last_q;
+    d2_data_q  <= d1_data_q;
+    d2_keep_q  <= d1_keep_q;
+
+    if (rst) begin
+        fin_q  <= 1'b0;
+        bidx_q <= '0;
+        len_q  <= '0;
+        bad_q  <= 1'b0;
+        mid_q  <= 1'b0;
+        d1_v_q <= 1'b0;
+        d2_v_q <= 1'b0;
+    end
+end
+
+// ---- stage F (cycle L+1): the checks that need nothing but the frame ----
+
+function automatic logic [7:0] hb(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
+    return h[HIW'({3'b000, o, 3'b000}) +: 8];
+endfunction
+
+function automatic logic [15:0] hb16(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
+    return {hb(h, o), hb(h, o + 8'd1)};
+endfunction
+
+function automatic logic [31:0] hb32(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
+    return {hb16(h, o), hb16(h, o + 8'd2)};
+endfunction
+
+function automatic logic [23:0] hb24(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
+    return {hb(h, o), hb16(h, o + 8'd1)};
+endfunction
+
+function automatic logic [63:0] hb64(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
+    return {hb32(h, o), hb32(h, o + 8'd4)};
+endfunction
+
+logic [3:0]   f_class;
+logic [15:0]  f_et0, f_et, f_dport;
+logic         f_vlan, f_is4, f_is6;
+logic [7:0]   f_off, f_b0, f_ihl, f_udp, f_proto, f_opc, f_bth, f_ext;
+logic [16:0]  f_iplen;
+logic [17:0]  f_end, f_n, f_blen, f_need, f_rest;
+logic [4:0]   f_hl;
+logic [19:0]  f_sum;
+logic [16:0]  f_sum1;
+logic [15:0]  f_sum2;
+logic         f_csum_ok;
+logic [7:0]   f_flags;
+logic [1:0]   f_b4;            // FECN, BECN
+logic         f_pad_bad, f_hdr_bad;
+logic [15:0]  f_pay_len;
+logic [63:0]  f_va, f_atomic_a, f_atomic_b;
+logic [31:0]  f_rkey, f_dma_len, f_imm;
+logic [7:0]   f_syndrome;
+logic [23:0]  f_msn, f_qp, f_psn;
+logic [47:0]  f_mac;
+logic [31:0]  f_ip;
+logic         f_ack, f_ce;
+
+always_comb begin
+    f_n     = {1'b0, flen_q};
+    f_et0   = hb16(hdr_q, 8'd12);
+    f_vlan  = f_et0 == 16'h8100;
+    f_off   = f_vlan ? 8'd18 : 8'd14;
+    f_et    = f_vlan ? hb16(hdr_q, 8'd16) : f_et0;
+    f_is4   = f_et == 16'h0800;
+    f_is6   = f_et == 16'h86DD;
+    f_b0    = hb(hdr_q, f_off);
+    f_ihl   = {2'b00, f_b0[3:0], 2'b00};
+    f_udp   = f_off + (f_is6 ? 8'd40 : f_ihl);
+    f_proto = f_is6 ? hb(hdr_q, f_off + 8'd6) : hb(hdr_q, f_off + 8'd9);
+    f_iplen = f_is6 ? 17'd40 + {1'b0, hb16(hdr_q, f_off + 8'd4)} : {1'b0, hb16(hdr_q, f_off + 8'd2)};
+    f_end   = 18'(f_off) + 18'(f_iplen);
+    f_dport = hb16(hdr_q, f_udp + 8'd2);
+    f_opc   = hb(hdr_q, f_udp + 8'd8);
+    f_hl    = ext_len(f_opc);
+    // bytes from the BTH to the IP end (used once the IP end is past the UDP header)
+    f_blen  = f_end - 18'(f_udp) - 18'd8;
+    f_need  = 18'd16 + 18'(f_hl);
+
+    // IPv4 header checksum over 20 bytes (used only when byte 0 is 0x45)
+    f_sum = '0;
+    for (int k = 0; k < 10; k++) begin
+        f_sum = f_sum + 20'(hb16(hdr_q, f_off + 8'(2 * k)));
+    end
+    f_sum1    = {1'b0, f_sum[15:0]} + 17'(f_sum[19:16]);
+    // no carry out: a carry above leaves at most 0x000E below
+    f_sum2    = f_sum1[15:0] + 16'(f_sum1[16]);
+    f_csum_ok = f_sum2 == 16'hFFFF;
+
+    if (fbad_q) begin
+        f_class = CLS_BAD_FRAME;
+    end else if (f_n < 18'd14 || (f_vlan && f_n < 18'd18)) begin
+        f_class = CLS_MALFORMED;
+    end else if (!f_is4 && !f_is6) begin
+        f_class = CLS_NOT_ROCE;
+    end else if (f_n < 18'(f_off) + (f_is6 ? 18'd40 : 18'd20)) begin
+        f_class = CLS_MALFORMED;
+    end else if (f_is4 ? (f_b0[7:4] != 4'd4 || f_b0[3:0] < 4'd5 || f_proto != 8'd17)
+                       : (f_b0[7:4] != 4'd6 || f_proto != 8'd17)) begin
+        f_class = CLS_NOT_ROCE;
+    end else if (f_n < 18'(f_udp) + 18'd8) begin
+        f_class = CLS_MALFORMED;
+    end else if (f_dport != 16'd4791) begin
+        f_class = CLS_NOT_ROCE;
+    end else if (f_end > f_n || f_end < 18'(f_udp) + 18'd8 || f_blen < f_need) begin
+        f_class = CLS_MALFORMED;
+    end else if (f_is6) begin
+        f_class = CLS_BAD_HEADER;
+    end else if (chk_user) begin
+        f_class = CLS_BAD_ICRC;
+    end else if (f_b0 != 8'h45 || !f_csum_ok) begin
+        f_class = CLS_MALFORMED;
+    end else begin
+        f_class = CLS_PASS;
+    end
+
+    // from here on the frame is IPv4 without options: fixed offsets
+    f_bth     = f_off + 8'd28;
+    f_ext     = f_off + 8'd40;
+    f_flags   = hb(hdr_q, f_bth + 8'd1);
+    f_b4      = 2'(hb(hdr_q, f_bth + 8'd4) >> 6);
+    f_rest    = f_blen - f_need;
+    f_pad_bad = 18'(f_flags[5:4]) > f_rest;
+    f_hdr_bad = f_flags[3:0] != 4'd0 || hb16(hdr_q, f_bth + 8'd2) != 16'hFFFF;
+    f_pay_len = 16'(f_rest - 18'(f_flags[5:4]));
+    f_mac     = {hb16(hdr_q, 8'd0), hb32(hdr_q, 8'd2)};
+    f_ip      = hb32(hdr_q, f_off + 8'd16);
+    f_qp      = hb24(hdr_q, f_bth + 8'd5);
+    f_psn     = hb24(hdr_q, f_bth + 8'd9);
+    f_ack     = hb(hdr_q, f_bth + 8'd8) >= 8'h80;
+    f_ce      = (hb(hdr_q, f_off + 8'd1) & 8'h03) == 8'h03;
+
+    f_va       = '0;
+    f_rkey     = '0;
+    f_dma_len  = '0;
+    f_syndrome = '0;
+    f_msn      = '0;
+    f_imm      = '0;
+    f_atomic_a = '0;
+    f_atomic_b = '0;
+    unique case (f_opc)
+        8'h06, 8'h0A, 8'h0C: begin
+            f_va      = hb64(hdr_q, f_ext);
+            f_rkey    = hb32(hdr_q, f_ext + 8'd8);
+            f_dma_len = hb32(hdr_q, f_ext + 8'd12);
+        end
+        8'h0B: begin
+            f_va      = hb64(hdr_q, f_ext);
+            f_rkey    = hb32(hdr_q, f_ext + 8'd8);
+            f_dma_len = hb32(hdr_q, f_ext + 8'd12);
+            f_imm     = hb32(hdr_q, f_ext + 8'd16);
+        end
+        8'h03, 8'h05, 8'h09: f_imm = hb32(hdr_q, f_ext);
+        8'h0D, 8'h0F, 8'h10, 8'h11: begin
+            f_syndrome = hb(hdr_q, f_ext);
+            f_msn      = hb24(hdr_q, f_ext + 8'd1);
+        end
+        8'h12: begin
+            f_syndrome = hb(hdr_q, f_ext);
+            f_msn      = hb24(hdr_q, f_ext + 8'd1);
+            f_atomic_a = hb64(hdr_q, f_ext + 8'd4);
+        end
+        8'h13, 8'h14: begin
+            f_va       = hb64(hdr_q, f_ext);
+            f_rkey     = hb32(hdr_q, f_ext + 8'd8);
+            f_atomic_a = hb64(hdr_q, f_ext + 8'd12);
+            f_atomic_b = hb64(hdr_q, f_ext + 8'd20);
+        end
+        8'h16, 8'h17: f_rkey = hb32(hdr_q, f_ext);
+        default: ;
+    endcase
+end
+
+// ---- stage D (cycle L+2): address, QP, buffer; the record ----
+
+logic                  dec_v_q;
+logic [3:0]            dec_class_q;
+logic [47:0]           dec_mac_q;
+logic [31:0]           dec_ip_q;
+logic                  dec_pad_bad_q, dec_hdr_bad_q;
+logic [23:0]           dec_qp_q, dec_psn_q;
+logic [7:0]            dec_opc_q, dec_syndrome_q;
+logic [7:4]            dec_flags_q;      // SE, M, PadCnt
+logic [7:6]            dec_b4_q;         // FECN, BECN
+logic                  dec_ack_q, dec_ce_q;
+logic [63:0]           dec_va_q, dec_atomic_a_q, dec_atomic_b_q;
+logic [31:0]           dec_rkey_q, dec_dma_len_q, dec_imm_q;
+logic [23:0]           dec_msn_q;
+logic [15:0]           dec_pay_len_q;
+logic [7:0]            dec_pay_off_q;
+logic [LW-1:0]         dec_flen_q;
+
+always_ff @(posedge clk) begin
+    dec_v_q <= fin_q;
+    if (fin_q) begin
+        dec_class_q    <= f_class;
+        dec_mac_q      <= f_mac;
+        dec_ip_q       <= f_ip;
+        dec_pad_bad_q  <= f_pad_bad;
+        dec_hdr_bad_q  <= f_hdr_bad;
+        dec_qp_q       <= f_qp;
+        dec_psn_q      <= f_psn;
+        dec_opc_q      <= f_opc;
+        dec_flags_q    <= f_flags[7:4];
+        dec_b4_q       <= f_b4;
+        dec_ack_q      <= f_ack;
+        dec_ce_q       <= f_ce;
+        dec_va_q       <= f_va;
+        dec_rkey_q     <= f_rkey;
+        dec_dma_len_q  <= f_dma_len;
+        dec_syndrome_q <= f_syndrome;
+        dec_msn_q      <= f_msn;
+        dec_imm_q      <= f_imm;
+        dec_atomic_a_q <= f_atomic_a;
+        dec_atomic_b_q <= f_atomic_b;
+        dec_pay_len_q  <= f_pay_len;
+        dec_pay_off_q  <= f_ext + 8'(f_hl);
+        dec_flen_q     <= flen_q;
+    end
+    if (rst) begin
+        dec_v_q <= 1'b0;
+    end
+end
+
+logic                  qp_hit;
+logic [SLOT_WIDTH-1:0] qp_slot;
+logic                  mac_ok, ip_ok;
+logic                  rc_ok;            // an RC packet, buffer aside
+logic                  want_buf;         // it needs the buffer
+logic                  buf_fit, host_fit;
+logic                  host;
+logic [3:0]            cls0, cls;
+logic                  fields;
+logic [BUF_AW:0]       buf_start, buf_end;
+logic [BUF_AW:0]       buf_free;         // the reader's pointer: oldest held word
+logic [31:0]           pay_addr;
+logic                  host_empty;
+
+always_comb begin
+    qp_hit  = 1'b0;
+    qp_slot = '0;
+    for (int q = QPS - 1; q >= 0; q--) begin
+        if (qp_valid[q] && qp_qpn[q*24 +: 24] == dec_qp_q) begin
+            qp_hit  = 1'b1;
+            qp_slot = SLOT_WIDTH'(q);
+        end
+    end
+    mac_ok = dec_mac_q == node_mac;
+    ip_ok  = dec_ip_q == node_ip;
+
+    rc_ok = 1'b0;
+    if (dec_class_q != CLS_PASS) begin
+        cls0 = dec_class_q;
+    end else if (!mac_ok || !ip_ok) begin
+        cls0 = CLS_WRONG_ADDRESS;
+    end else if (dec_pad_bad_q) begin
+        cls0 = CLS_MALFORMED;
+    end else if (dec_hdr_bad_q) begin
+        cls0 = CLS_BAD_HEADER;
+    end else if (!qp_hit) begin
+        cls0 = CLS_UNKNOWN_QP;
+    end else if (dec_opc_q == 8'h81) begin
+        cls0 = CLS_CNP;
+    end else if (dec_opc_q[7:5] != 3'd0) begin
+        cls0 = CLS_BAD_HEADER;
+    end else begin
+        cls0  = CLS_RC;
+        rc_ok = 1'b1;
+    end
+    want_buf = dec_v_q && rc_ok && dec_pay_len_q != 16'd0;
+end
+
+// apart from the block above: the buffers answer want_buf with buf_fit
+always_comb begin
+    cls  = (want_buf && !buf_fit) ? CLS_BUFFER_FULL : cls0;
+    host = dec_v_q && (cls == CLS_NOT_ROCE ||
+                       (cls == CLS_WRONG_ADDRESS && !mac_ok && dec_mac_q[40]));
+    fields = cls == CLS_RC || cls == CLS_CNP || cls == CLS_BUFFER_FULL;
+
+    // payload byte address: frame start word, plus its offset, modulo the buffer
+    pay_addr = 32'(buf_start[BUF_AW-1:0]) * 32'(KEEP_WIDTH) + 32'(dec_pay_off_q);
+    if (pay_addr >= 32'(RX_BUF_BYTES)) begin
+        pay_addr = pay_addr - 32'(RX_BUF_BYTES);
+    end
+
+    rec_valid     = dec_v_q;
+    rec_class     = cls;
+    rec_slot      = fields ? qp_slot : '0;
+    rec_opcode    = fields ? dec_opc_q : '0;
+    rec_dest_qp   = fields ? dec_qp_q : '0;
+    rec_psn       = fields ? dec_psn_q : '0;
+    rec_ack_req   = fields && dec_ack_q;
+    rec_se        = fields && dec_flags_q[7];
+    rec_mig_req   = fields && dec_flags_q[6];
+    rec_pad       = fields ? dec_flags_q[5:4] : '0;
+    rec_fecn      = fields && dec_b4_q[7];
+    rec_becn      = fields && dec_b4_q[6];
+    rec_ecn_ce    = fields && dec_ce_q;
+    rec_va        = fields ? dec_va_q : '0;
+    rec_rkey      = fields ? dec_rkey_q : '0;
+    rec_dma_len   = fields ? dec_dma_len_q : '0;
+    rec_syndrome  = fields ? dec_syndrome_q : '0;
+    rec_msn       = fields ? dec_msn_q : '0;
+    rec_imm       = fields ? dec_imm_q : '0;
+    rec_atomic_a  = fields ? dec_atomic_a_q : '0;
+    rec_atomic_b  = fields ? dec_atomic_b_q : '0;
+    rec_pay_len   = (fields && cls != CLS_CNP) ? dec_pay_len_q : '0;
+    rec_held      = want_buf && buf_fit;
+    rec_pay_addr  = rec_held ? BUF_BAW'(pay_addr) : '0;
+    rec_frame_len = dec_flen_q;
+    rec_host      = host;
+    rec_host_drop = host && !host_fit;
+
+    stat_rc            = dec_v_q && cls == CLS_RC;
+    stat_cnp           = dec_v_q && cls == CLS_CNP;
+    stat_not_roce      = dec_v_q && cls == CLS_NOT_ROCE;
+    stat_malformed     = dec_v_q && cls == CLS_MALFORMED;
+    stat_bad_icrc      = dec_v_q && cls == CLS_BAD_ICRC;
+    stat_wrong_address = dec_v_q && cls == CLS_WRONG_ADDRESS;
+    stat_bad_header    = dec_v_q && cls == CLS_BAD_HEADER;
+    stat_unknown_qp    = dec_v_q && cls == CLS_UNKNOWN_QP;
+    stat_buffer_full   = dec_v_q && cls == CLS_BUFFER_FULL;
+    stat_bad_frame     = dec_v_q && cls == CLS_BAD_FRAME;
+    stat_host_frames   = host && host_fit;
+    stat_host_overflow = host && !host_fit;
+end
+
+assign idle = !mid_q && !fin_q && !dec_v_q && !d1_v_q && !d2_v_q && host_empty;
+
+// ---- receive buffer and the list of kept frames ----
+
+nic_rx_store #(
+    .WIDTH(DATA_WIDTH),
+    .WORDS(BUF_WORDS),
+    .AW(BUF_AW)
+) u_buf (
+    .clk(clk),
+    .rst(rst),
+    .wr_valid(d2_v_q),
+    .wr_first(d2_first_q),
+    .wr_last(d2_last_q),
+    .wr_data(d2_data_q),
+    .wr_keep(want_buf),
+    .wr_fit(buf_fit),
+    .wr_start(buf_start),
+    .used(buf_used),
+    .commit_next(buf_end),
+    .free_ptr(buf_free),
+    .rd_addr(buf_rd_addr),
+    .rd_data(buf_rd_data)
+);
+
+// ends of the kept frames, oldest first; releasing one frees up to its end
+logic [BUF_AW:0]  held_mem [1 << HELD_AW];
+logic [HELD_AW:0] held_wr_q, held_rd_q;
+logic [BUF_AW:0]  buf_free_q, buf_free_d;
+logic             held_push, held_pop, held_any;
+logic [HELD_AW:0] held_wr_d, held_rd_d, held_n;
+
+always_comb begin
+    held_push  = rec_held;
+    held_any   = held_wr_q != held_rd_q;
+    held_pop   = buf_release && (held_any || held_push);
+    held_wr_d  = held_wr_q + (HELD_AW+1)'(held_push);
+    held_rd_d  = held_rd_q + (HELD_AW+1)'(held_pop);
+    buf_free_d = buf_free_q;
+    if (held_pop) begin
+        // the oldest, or the one kept this very cycle
+        buf_free_d = held_any ? held_mem[held_rd_q[HELD_AW-1:0]] : buf_end;
+    end
+    buf_free   = buf_free_q;
+    held_n     = held_wr_q - held_rd_q;
+    buf_frames = 16'(held_n);
+end
+
+always_ff @(posedge clk) begin
+    if (held_push) begin
+        held_mem[held_wr_q[HELD_AW-1:0]] <= buf_end;
+    end
+    held_wr_q  <= held_wr_d;
+    held_rd_q  <= held_rd_d;
+    buf_free_q <= buf_free_d;
+    if (rst) begin
+        held_wr_q  <= '0;
+        held_rd_q  <= '0;
+        buf_free_q <= '0;
+    end
+end
+
+// ---- host frames ----
+
+nic_rx_host_fifo #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .DEPTH(HOST_BUF_BYTES / KEEP_WIDTH)
+) u_host (
+    .clk(clk),
+    .rst(rst),
+    .wr_valid(d2_v_q),
+    .wr_first(d2_first_q),
+    .wr_last(d2_last_q),
+    .wr_data(d2_data_q),
+    .wr_tkeep(d2_keep_q),
+    .wr_keep(host),
+    .wr_fit(host_fit),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast),
+    .m_axis_tuser(m_axis_tuser),
+    .empty(host_empty)
+);
+
+// ---- the pipeline's own promises, checked ----
+
+always_ff @(posedge clk) begin
+    if (!rst) begin
+        // icrc_check hands out a frame's last beat, with its verdict, at L+1
+        if (fin_q != (chk_valid && chk_last)) begin
+            $error("nic_rx_parse: icrc_check verdict not at L+1 (fin %0d, last %0d)", fin_q, chk_valid && chk_last);
+        end
+        // the buffers see the frame's last beat in the decision cycle
+        if (dec_v_q != (d2_v_q && d2_last_q)) begin
+            $error("nic_rx_parse: decision and last buffer write apart");
+        end
+    end
+end
+
+// the ICRC unit's stream and counters are not needed: the verdict is
+logic unused;
+assign unused = ^{unused_chk_data, unused_chk_keep, unused_chk_stat[0], unused_chk_stat[1],
+                  unused_chk_stat[2], buf_start[BUF_AW]};
+
+endmodule
+
+`resetall
