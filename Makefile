@@ -10,13 +10,16 @@ OUT       ?= out
 SEED      ?= 1
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
+SOAK_FRAMES ?= 2000000
+SOAK_SEEDS ?= 4
+SOAK_SEED ?= 1
 
 # Tools the tests need, as Debian packages, with the command that proves
 # each one is there. python3-scapy is only importable by Debian's own
 # /usr/bin/python3.
 DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++
 
-.PHONY: help deps build cosim test bench lint fuzz clean
+.PHONY: help deps build cosim test bench soak lint fuzz clean
 
 # Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`.
 include sim/build.mk
@@ -58,6 +61,10 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); harness vs raw model speed
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
+
+soak: build ## long random switch campaigns (not in make test): SOAK_FRAMES per run, SOAK_SEEDS seeds from SOAK_SEED
+	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) \
+	  $(GO) test -count=1 -timeout 0 -v -run TestSwitchSoak ./harness/engine
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \
