@@ -19,7 +19,7 @@ SOAK_SEED ?= 1
 # /usr/bin/python3.
 DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++
 
-.PHONY: help deps build cosim test bench soak lint fuzz clean
+.PHONY: help deps build cosim test bench soak lint fuzz clean tap-demo
 
 # Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`.
 include sim/build.mk
@@ -58,9 +58,13 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory models-test
 
-bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); harness vs raw model speed
+tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
+	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --out $(OUT)/tap-demo
+
+bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); harness vs raw model speed; live bridge
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
+	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
 
 soak: build ## long random switch campaigns (not in make test): SOAK_FRAMES per run, SOAK_SEEDS seeds from SOAK_SEED
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) \

@@ -18,6 +18,14 @@ commands:
   run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]
                                     co-simulate a scenario (the built-in default when none is given)
                                     with every frame checked against the golden models
+                                    --replay RECORDING re-runs a bridge session without any TAP
+  bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR]
+                                    run the models in real time against TAP devices (the scenario's
+                                    [[tap]] tables; by default the switch on TAPs cs0..cs3), checking
+                                    every frame, until SIGINT or SIGTERM; records the session
+  tap-demo [--width BITS] [--seconds S] [--out DIR]
+                                    four hosts in network namespaces on the RTL switch: ping and
+                                    iperf3 through it, RTT, throughput and the check (needs root)
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
                                     check them and corrupted copies of them
@@ -74,6 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		return runRun(ctx, rest, stdout, stderr)
+	case "bridge":
+		return runBridge(ctx, rest, stdout, stderr)
+	case "tap-demo":
+		return runTapDemo(ctx, rest, stdout, stderr)
 	case "check":
 		return runCheck(ctx, rest, stdout, stderr)
 	case "selftest":

@@ -23,8 +23,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
+	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--replay RECORDING]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -35,13 +36,19 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fail(exitBadInput, "run: %v", err)
 	}
 	var sc *scenario.Scenario
-	switch len(rest) {
-	case 0:
-		sc, err = scenario.Default()
-	case 1:
-		sc, err = scenario.Load(rest[0])
-	default:
+	var rp *replaying
+	switch {
+	case len(rest) > 1:
 		return fail(exitBadInput, "run: one scenario at a time, got %d", len(rest))
+	case *replay != "":
+		rp, err = loadReplay(*replay, rest)
+		if rp != nil {
+			sc = rp.sc
+		}
+	case len(rest) == 0:
+		sc, err = scenario.Default()
+	default:
+		sc, err = scenario.Load(rest[0])
 	}
 	if err != nil {
 		return fail(exitBadInput, "run: %v", err)
@@ -49,6 +56,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	s := uint64(1)
 	if sc.Seed != nil {
 		s = *sc.Seed
+	}
+	if rp != nil {
+		s = rp.rec.Seed // the session's, which --seed may have set
 	}
 	seedSet := false
 	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
@@ -61,12 +71,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if isTerminal(stderr) {
 		cfg.Progress = stderr
 	}
+	if rp != nil {
+		cfg.Taps = rp.ends()
+	}
 	sum, err := engine.Run(ctx, cfg)
 	if sum != nil {
-		fmt.Fprintf(stdout, "cycles %d in %.2fs (%.2f Mcycles/s, %d windows); frames in %d out %d: matched %d, mismatched %d, missing %d, unexpected %d; drops %v; counter mismatches %d; stuck inputs %d\n",
-			sum.Cycles, sum.WallSeconds, sum.CyclesPerSec/1e6, sum.Windows, sum.FramesIn, sum.FramesOut,
-			sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.Drops, sum.CounterFails, sum.Stuck)
-		printCounters(stdout, sum)
+		printSummary(stdout, sum)
 	}
 	var bad *engine.ScenarioError
 	if errors.As(err, &bad) {
@@ -74,7 +84,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fail(exitBadInput, "run: %v", err)
 	}
 	if err != nil {
-		return fail(exitFailed, "run: %v\nrerun with: cosim run%s --seed %d", err, scenarioArg(rest), s)
+		again := scenarioArg(rest)
+		if rp != nil {
+			again += " --replay " + *replay
+		}
+		return fail(exitFailed, "run: %v\nrerun with: cosim run%s --seed %d", err, again, s)
 	}
 	if !sum.Pass {
 		return fail(exitFailed, "run: FAIL (seed %d); details above and in %s", s, *out)

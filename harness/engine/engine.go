@@ -3,7 +3,8 @@
 // stamped frames between sources, links and models, feeds every frame a DUT
 // accepted to its golden model, and checks every frame a DUT emitted on the
 // scoreboard. It writes a pcapng per link (sources and unlinked outputs
-// count as links) and summary.json.
+// count as links) and summary.json. Taps (tap.go) put live TAP devices,
+// or recordings of them, on model ports.
 package engine
 
 import (
@@ -41,6 +42,18 @@ type Config struct {
 	Timeouts cosim.Timeouts
 	// MaxWindow bounds a window when no link constrains it.
 	MaxWindow uint64
+	// Taps are the far ends of the scenario's [[tap]] tables, by name
+	// (tap.go): live devices or recordings.
+	Taps map[string]TapEnd
+	// Live, when set, makes the run wait for live tap frames whenever
+	// nothing is in flight, and step short windows otherwise: LiveWindow
+	// cycles, up to LiveMaxWindow while frames enter or queue up (tap.go;
+	// 0 for the defaults). It ends once Live is over and all drained.
+	Live          Live
+	LiveWindow    uint64
+	LiveMaxWindow uint64
+	// Status, when set, hears the run's counts after every window.
+	Status func(Status)
 }
 
 // Summary is summary.json.
@@ -62,11 +75,12 @@ type Summary struct {
 	Counters     map[string]map[string]CounterPair `json:"counters"`
 	// Stalls counts backpressure per model: cycles a source had a beat
 	// the DUT did not take, and cycles a sink held tready low on a beat.
-	Stalls       map[string]Stalls `json:"backpressure_cycles"`
-	CounterFails int               `json:"counter_mismatches"`
-	Stuck        int               `json:"stuck_inputs"`
-	Error        string            `json:"error,omitempty"`
-	Pass         bool              `json:"pass"`
+	Stalls       map[string]Stalls   `json:"backpressure_cycles"`
+	CounterFails int                 `json:"counter_mismatches"`
+	Stuck        int                 `json:"stuck_inputs"`
+	Taps         map[string]TapStats `json:"taps,omitempty"`
+	Error        string              `json:"error,omitempty"`
+	Pass         bool                `json:"pass"`
 }
 
 // Stalls is one model's backpressure, in cycles.
@@ -103,6 +117,7 @@ type node struct {
 	// config holds the scenario's CSR settings, written in the first
 	// window (one per cycle from cycle 0).
 	config []cosim.CSR
+	taps   map[int]tapOut // output port -> the tap it feeds
 }
 
 // Run runs the scenario to completion and returns its summary. The error
@@ -180,6 +195,8 @@ type run struct {
 	byName  map[string]*node
 	links   []*link
 	sources []*source
+	taps    []*tapPort
+	backlog bool // live frames were still waiting after the last window took its share
 	// pausers: the sources that honour the PFC frames leaving an output
 	// port, and how late those frames reach them.
 	pausers map[portRef][]pauser
@@ -275,6 +292,9 @@ func newRun(cfg Config) (*run, error) {
 			r.pausers[from] = append(r.pausers[from], pauser{s, t.PauseLatency})
 		}
 	}
+	if err := r.addTaps(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -332,8 +352,13 @@ func (r *run) start(ctx context.Context) error {
 	for _, n := range r.nodes {
 		for p := 0; p < n.top.Out; p++ {
 			if n.links[p] == nil {
-				names = append(names, portRef{n.name, p}.out()+"->sink")
+				names = append(names, n.sinkName(p))
 			}
+		}
+	}
+	for _, tp := range r.taps {
+		if tp.hasIn {
+			names = append(names, tp.name+"->"+tp.in.in())
 		}
 	}
 	if len(names) > math.MaxUint16 { // jobs number the files in 16 bits
@@ -369,6 +394,12 @@ func (r *run) start(ctx context.Context) error {
 			}
 		}
 	}
+	for _, tp := range r.taps {
+		if tp.hasIn {
+			tp.pcap = ifaces[k]
+			k++
+		}
+	}
 	return r.parallel(func(n *node) error {
 		var mod *cosim.Model
 		var err error
@@ -401,6 +432,15 @@ func (r *run) start(ctx context.Context) error {
 	})
 }
 
+// sinkName names the pcapng of an output that feeds no link: "sw.out0->h1"
+// for one attached to tap h1, else "sw.out0->sink".
+func (n *node) sinkName(p int) string {
+	if t, ok := n.taps[p]; ok {
+		return portRef{n.name, p}.out() + "->" + t.name
+	}
+	return portRef{n.name, p}.out() + "->sink"
+}
+
 func (r *run) modelConfig(n *node) cosim.Config {
 	path := ModelPath(r.cfg.ModelDir, n.top, n.width)
 	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts}
@@ -421,6 +461,11 @@ func hashName(s string) uint64 {
 // parallel runs f on every node at once and returns the first error in
 // node order, so reports do not depend on scheduling.
 func (r *run) parallel(f func(*node) error) error {
+	if len(r.nodes) == 1 {
+		// One model: no goroutine to start and wake, which costs a live
+		// run's short windows about as much as the model's work.
+		return f(r.nodes[0])
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(r.nodes))
 	for i, n := range r.nodes {
@@ -450,14 +495,27 @@ func (r *run) loop(ctx context.Context) error {
 		}
 	}
 	progress := newProgress(r.cfg.Progress)
+	// woke: the run was quiet and a live frame just came; nothing ran
+	// since, so it still is, and asking the checker again would only
+	// delay the frame.
+	woke := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
 		}
-		quiet := r.quiet()
+		quiet := woke || r.quiet()
+		woke = false
 		nextSrc, more := r.nextSource()
-		if quiet && !more {
-			return nil // drained
+		waiting := r.cfg.Live != nil && r.cfg.Live.Ready()
+		if quiet && !more && !waiting {
+			if r.cfg.Live == nil || !r.cfg.Live.Wait(ctx) {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
+				}
+				return nil // drained
+			}
+			woke = true
+			continue // a live frame came: take it in the next window
 		}
 		if r.cycle >= r.sc.Cycles {
 			return fmt.Errorf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)
@@ -466,16 +524,22 @@ func (r *run) loop(ctx context.Context) error {
 			return fmt.Errorf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left: the DUT holds frames, or the golden model expects frames that never came (raise drain to wait longer)", r.sc.DrainCap, r.lastProgress)
 		}
 		end := r.cycle + lookahead
-		if quiet && nextSrc > r.cycle {
+		limit := end
+		if r.cfg.Live != nil {
+			end, limit = r.liveWindow(lookahead)
+		}
+		if quiet && nextSrc > r.cycle && !waiting {
 			// Nothing in flight and every DUT idle: nothing can leave a
 			// model before the next source frame arrives.
 			end = nextSrc + lookahead
 		}
-		end = min(end, r.sc.Cycles)
-		if err := r.step(ctx, end); err != nil {
+		limit = max(limit, end)
+		end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
+		if err := r.step(ctx, end, limit); err != nil {
 			return err
 		}
 		progress.update(r)
+		r.status()
 	}
 }
 
@@ -501,7 +565,7 @@ func (r *run) quiet() bool {
 }
 
 func (r *run) nextSource() (uint64, bool) {
-	next, more := uint64(0), false
+	next, more := r.nextTap()
 	for _, s := range r.sources {
 		if c, ok := s.nextCycle(); ok && (!more || c < next) {
 			next, more = c, true
@@ -510,16 +574,21 @@ func (r *run) nextSource() (uint64, bool) {
 	return next, more
 }
 
-// step runs one window [r.cycle, end) on every model.
-func (r *run) step(ctx context.Context, end uint64) error {
+// step runs one window [r.cycle, end) on every model; a live run may
+// stretch it up to limit to let the tap frames it takes get through.
+func (r *run) step(ctx context.Context, end, limit uint64) error {
 	for _, n := range r.nodes {
 		// The last window's frames are in n.sent by now: reuse the slice.
-		n.window = cosim.Window{Target: end, Frames: n.window.Frames[:0]}
+		n.window = cosim.Window{Frames: n.window.Frames[:0]}
 		if r.windows == 0 {
 			n.window.CSRWrites = n.config
 		}
 	}
 	batch := r.check.batch()
+	batch, end = r.takeTaps(end, limit, batch)
+	for _, n := range r.nodes {
+		n.window.Target = end
+	}
 	for _, s := range r.sources {
 		n := r.byName[s.model]
 		pcap := uint16(r.srcPcap[s])
@@ -617,6 +686,9 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 			}
 		} else {
 			rec.pcap = uint16(n.sinks[int(f.Port)])
+			if t, ok := n.taps[int(f.Port)]; ok {
+				t.end.Deliver(f.Cycle, f.Data) // at once: a host is waiting for it
+			}
 		}
 		batch = r.check.flush(append(batch, rec))
 	}
@@ -692,6 +764,7 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	for _, n := range r.nodes {
 		s.Stalls[n.name] = n.stalls
 	}
+	r.tapStats(s)
 	if wall > 0 {
 		s.CyclesPerSec = float64(r.cycle) / wall.Seconds()
 	}

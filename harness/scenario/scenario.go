@@ -30,6 +30,8 @@ type Scenario struct {
 	Models   []Model   `toml:"model"`
 	Links    []Link    `toml:"link"`
 	Traffic  []Traffic `toml:"traffic"`
+	Taps     []Tap     `toml:"tap"`    // TAP devices on model ports (tap.go)
+	Bridge   Bridge    `toml:"bridge"` // live-session tuning (tap.go)
 
 	File string `toml:"-"` // where it came from, for messages
 }
@@ -213,6 +215,7 @@ func (s *Scenario) defaults() {
 			t.Burst = 1
 		}
 	}
+	s.tapDefaults()
 }
 
 // check validates values; data locates the offending key's line.
@@ -331,7 +334,7 @@ func (s *Scenario) check(data []byte) error {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
 		}
 	}
-	return nil
+	return s.checkTaps(bad)
 }
 
 var (

@@ -1,0 +1,152 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/bridge"
+	"github.com/rocesim/cosim/harness/netns"
+	"github.com/rocesim/cosim/harness/netns/netnstest"
+	"github.com/rocesim/cosim/harness/tap"
+)
+
+// self runs this test binary as the cosim command (TestMain).
+func self(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "COSIM_TEST_MAIN=1")
+	return cmd
+}
+
+// SIGINT ends `cosim bridge` cleanly: the traffic in flight drains, the
+// summary, the pcapng files and the recording are written, the exit status
+// is 0, and the TAPs the bridge created are gone.
+func TestBridgeSIGINT(t *testing.T) {
+	netnstest.NeedTUN(t)
+	models, err := filepath.Abs(needModels(t, "switch4_512"))
+	require.NoError(t, err)
+	netnstest.NoLeaks(t)
+	setup, err := netns.NewSetup("cb")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, setup.Cleanup()) })
+	devs := []string{setup.Name(), setup.Name()}
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "bridge.toml")
+	text := twoTaps("create = true")
+	for i, d := range devs {
+		text = strings.Replace(text, fmt.Sprintf("name = \"h%d\"\n", i+1), fmt.Sprintf("name = \"h%d\"\ndevice = %q\n", i+1, d), 1)
+	}
+	require.NoError(t, os.WriteFile(scen, []byte(text), 0o644))
+	out := filepath.Join(dir, "out")
+
+	cmd := self(t, "bridge", scen, "--out", out, "--models", models)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	lines := bufio.NewScanner(stdout)
+	var printed strings.Builder
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "bridging;") {
+			break
+		}
+	}
+	go func() {
+		rest, _ := io.ReadAll(stdout)
+		printed.Write(rest)
+		exited <- cmd.Wait()
+	}()
+	// Up, the TAPs carry the kernel's own IPv6 chatter (neighbour and
+	// multicast listener messages) through the switch.
+	for _, d := range devs {
+		require.NoError(t, waitFor(func() bool { _, err := tap.Inspect(d); return err == nil }), "the bridge creates %s", d)
+		require.NoError(t, setup.Origin().LinkUp(d))
+	}
+	time.Sleep(1500 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "exit status; stdout:\n%s\nstderr:\n%s", printed.String(), stderr.String())
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("cosim bridge did not end after SIGINT; stderr:\n%s", stderr.String())
+	}
+	assert.Contains(t, printed.String(), "PASS")
+	assert.Contains(t, stderr.String(), "bridge ", "live counters on stderr")
+	s := summaryOf(t, out)
+	assert.Equal(t, true, s["pass"])
+	assert.Contains(t, s, "taps")
+	_, err = bridge.LoadRecording(filepath.Join(out, bridge.RecordingFile))
+	assert.NoError(t, err)
+	assert.NotEmpty(t, capture(t, out))
+	for _, d := range devs {
+		_, err := tap.Inspect(d)
+		assert.ErrorIs(t, err, tap.ErrNotFound, "the bridge removes the TAP %s it created", d)
+	}
+}
+
+// Without root, `cosim bridge` cannot create a TAP and `cosim tap-demo`
+// cannot make namespaces: both say what they need. (Run as nobody.)
+func TestWithoutRootSaysWhatItNeeds(t *testing.T) {
+	netnstest.NeedRoot(t)
+	// nobody must reach the binary and a scenario: a world-readable copy.
+	dir, err := os.MkdirTemp("", "cosim-nobody-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o777))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	bin := filepath.Join(dir, "cosim")
+	data, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	scen := filepath.Join(dir, "bridge.toml")
+	require.NoError(t, os.WriteFile(scen, []byte(strings.ReplaceAll(twoTaps("create = true"), `name = "h`, `name = "nobody`)), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bridge", scen, "--out", filepath.Join(dir, "out")}, "needs CAP_NET_ADMIN"},
+		{[]string{"tap-demo", "--out", filepath.Join(dir, "demo")}, "tap-demo: needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)"},
+	} {
+		cmd := exec.Command(bin, tc.args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "COSIM_TEST_MAIN=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		require.True(t, errors.As(err, &ee), "%v: %s", err, out)
+		assert.Equal(t, 1, ee.ExitCode(), "%s", out)
+		assert.Contains(t, string(out), tc.want)
+	}
+}
+
+// waitFor polls cond for up to 20 seconds.
+func waitFor(cond func() bool) error {
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return nil
+		}
+	}
+	return errors.New("timed out")
+}

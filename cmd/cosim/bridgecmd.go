@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	cosimproto "github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/bridge"
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/rocesim/cosim/harness/tap"
+)
+
+const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D]"
+
+// runBridge is `cosim bridge`: the scenario's models against its TAP
+// devices, in real time, until SIGINT or SIGTERM (ctx).
+func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "seed of every random choice (default: the scenario's, else 1)")
+	out := fs.String("out", "out/bridge", "directory for summary.json, a pcapng per link and recording.pcapng")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, bridgeUsage)
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return fail(exitBadInput, "bridge: %v", err)
+	}
+	sc, text, err := bridgeScenario(rest)
+	if err != nil {
+		return fail(exitBadInput, "bridge: %v", err)
+	}
+	s := uint64(1)
+	if sc.Seed != nil {
+		s = *sc.Seed
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			s = *seed
+		}
+	})
+	fmt.Fprintf(stdout, "bridge %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
+	for _, t := range sc.Taps {
+		fmt.Fprintf(stdout, "  tap %s: device %s, in %s, out %s\n", t.Name, t.Device, orNone(t.In), orNone(t.Out))
+	}
+	session, err := bridge.Start(bridge.Config{
+		Scenario: sc, Text: text, Seed: s, OutDir: *out, ModelDir: *models, Report: stdout,
+		Status: stderr, StatusTTY: isTerminal(stderr), Timeouts: cosimproto.Timeouts{Step: *stepTimeout},
+	})
+	if err != nil {
+		return fail(exitFailed, "bridge: %v%s", err, permissionHint(err))
+	}
+	fmt.Fprintln(stdout, "bridging; SIGINT (Ctrl-C) or SIGTERM ends it with the summary written")
+	select {
+	case <-ctx.Done():
+		session.Stop()
+	case <-session.Done(): // the run ended by itself: a model failed
+	}
+	sum, err := session.Wait()
+	if sum != nil {
+		printSummary(stdout, sum)
+		rec := filepath.Join(*out, bridge.RecordingFile)
+		fmt.Fprintf(stdout, "recording %s; replay it with: cosim run --replay %s --out %s-replay\n", rec, rec, strings.TrimSuffix(*out, "/"))
+	}
+	var bad *engine.ScenarioError
+	switch {
+	case errors.As(err, &bad):
+		return fail(exitBadInput, "bridge: %v", err)
+	case err != nil:
+		return fail(exitFailed, "bridge: %v", err)
+	case !sum.Pass:
+		return fail(exitFailed, "bridge: FAIL (seed %d); details above and in %s", s, *out)
+	}
+	fmt.Fprintln(stdout, "PASS")
+	return nil
+}
+
+// bridgeScenario loads the scenario and keeps its text for the recording;
+// with no file it is the built-in bridge scenario.
+func bridgeScenario(rest []string) (*scenario.Scenario, []byte, error) {
+	switch len(rest) {
+	case 0:
+		return bridge.Default()
+	case 1:
+		text, err := os.ReadFile(rest[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		sc, err := scenario.Load(rest[0])
+		return sc, text, err
+	}
+	return nil, nil, fmt.Errorf("one scenario at a time, got %d", len(rest))
+}
+
+// permissionHint says, in scenario terms, how to bridge without root.
+func permissionHint(err error) string {
+	if !errors.Is(err, tap.ErrPermission) {
+		return ""
+	}
+	return "\n(without root: set up a persistent TAP once as root, with create = true, persist = true and owner = your uid in its [[tap]]; later runs as that user attach to it: README.md, Bridging without root)"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

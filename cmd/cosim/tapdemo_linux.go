@@ -1,0 +1,182 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	cosimproto "github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/bridge"
+	"github.com/rocesim/cosim/harness/hostnet"
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--out DIR] [--models DIR]"
+
+// runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
+// a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
+// between two of them, every frame checked. It removes its namespaces and
+// TAPs on the way out, after an error or SIGINT too.
+func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tap-demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	width := fs.Int("width", 512, "the switch's DATA_WIDTH: 512 (80 Gbit/s at 156.25 MHz) or 64")
+	seconds := fs.Float64("seconds", 5, "length of the iperf3 TCP stream")
+	pings := fs.Int("pings", 200, "echo requests for the RTT figures")
+	window := fs.Uint64("window", 0, "live window in cycles (0: the bridge's default)")
+	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, tapDemoUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return fail(exitBadInput, "tap-demo: %v", err)
+	}
+	if fs.NArg() != 0 {
+		return fail(exitBadInput, "tap-demo: unexpected argument %q", fs.Arg(0))
+	}
+	if os.Geteuid() != 0 {
+		return fail(exitFailed, "tap-demo: needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create network namespaces and TAP devices: run it as root, e.g. sudo make tap-demo")
+	}
+	for _, tool := range []string{"ping", "iperf3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
+		}
+	}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, out: *out, models: *models}
+	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
+	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
+		// The commands died of the signal; say what happened instead.
+		return fail(exitFailed, "tap-demo: interrupted; its namespaces and TAPs are removed")
+	}
+	return err
+}
+
+type tapDemo struct {
+	stdout, stderr io.Writer
+	width          int
+	window         uint64
+	out, models    string
+	net            *hostnet.Net
+	session        *bridge.Session
+	cleanupErr     error
+}
+
+func (d *tapDemo) run(ctx context.Context, stream time.Duration, pings int) (err error) {
+	fmt.Fprintf(d.stdout, "tap-demo: RTL switch switch4 at DATA_WIDTH=%d (%d Gbit/s line rate at 156.25 MHz), hosts h1..h4 in network namespaces\n",
+		d.width, d.width*15625/100000)
+	d.net, err = hostnet.New(hostnet.Config{Hosts: 4, Prefix: "td"})
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	defer func() {
+		// The bridge first (it writes to the TAPs), then TAPs and namespaces.
+		if d.session != nil {
+			d.session.Stop()
+			if _, serr := d.session.Wait(); serr != nil && err == nil {
+				err = fail(exitFailed, "tap-demo: %v", serr)
+			}
+		}
+		if d.cleanupErr = d.net.Close(); d.cleanupErr != nil {
+			err = errors.Join(err, fail(exitFailed, "tap-demo: cleanup: %v", d.cleanupErr))
+		}
+	}()
+	for _, h := range d.net.Hosts {
+		fmt.Fprintf(d.stdout, "  %s: %v on TAP %s in namespace %s\n", h.Label, h.Addr, h.TAP.Name(), h.NS.Name())
+	}
+	if err := d.start(); err != nil {
+		return err
+	}
+	h := d.net.Hosts
+	// ARP and MAC learning first, so the figures measure forwarding.
+	for _, to := range h[1:] {
+		if _, err := h[0].Ping(ctx, to.Addr, 2, 100*time.Millisecond); err != nil {
+			return fail(exitFailed, "tap-demo: warm-up: %v", err)
+		}
+	}
+	fmt.Fprintf(d.stdout, "warm-up: h1 reaches h2, h3, h4\n")
+	p, err := h[0].Ping(ctx, h[1].Addr, pings, 10*time.Millisecond)
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	fmt.Fprintf(d.stdout, "ping h1 -> h2: %d sent, %d lost; RTT median %s, p99 %s (min %s, max %s)\n",
+		p.Sent, p.Lost(), ms(p.Quantile(0.5)), ms(p.Quantile(0.99)), ms(p.Quantile(0)), ms(p.Quantile(1)))
+	ip, err := hostnet.IPerf(ctx, h[0], h[1], stream)
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	fmt.Fprintf(d.stdout, "iperf3 TCP h1 -> h2, %.1f s: %.1f Mbit/s received (%.1f Mbit/s sent, %d retransmits, sender max RTT %.1f ms)\n",
+		ip.Seconds, ip.ReceivedBits/1e6, ip.SentBits/1e6, ip.Retransmits, float64(ip.SenderMaxRTTUs)/1000)
+	return d.finish()
+}
+
+// start builds the scenario around the hosts' TAPs and starts the bridge.
+func (d *tapDemo) start() error {
+	text := d.scenario()
+	sc, err := scenario.Parse("tap-demo scenario", []byte(text))
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	devs := map[string]bridge.Device{}
+	for _, h := range d.net.Hosts {
+		devs[h.Label] = h.TAP
+	}
+	d.session, err = bridge.Start(bridge.Config{
+		Scenario: sc, Text: []byte(text), Seed: 1, OutDir: d.out, ModelDir: d.models, Report: d.stdout,
+		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs,
+		Timeouts: cosimproto.Timeouts{Step: cosimproto.DefaultStepTimeout},
+	})
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	return nil
+}
+
+// scenario is the demo's: the switch, its ports on h1..h4.
+func (d *tapDemo) scenario() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = \"tap-demo\"\ncycles = 9_000_000_000_000_000_000\n\n[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = %d\n", d.width)
+	if d.window > 0 {
+		fmt.Fprintf(&b, "\n[bridge]\nwindow = %d\n", d.window)
+	}
+	for i, h := range d.net.Hosts {
+		fmt.Fprintf(&b, "\n[[tap]]\nname = %q\ndevice = %q\nin = \"sw.in%d\"\nout = \"sw.out%d\"\n", h.Label, h.TAP.Name(), i, i)
+	}
+	return b.String()
+}
+
+// finish stops the bridge and prints the check.
+func (d *tapDemo) finish() error {
+	d.session.Stop()
+	sum, err := d.session.Wait()
+	d.session = nil
+	if sum != nil {
+		printSummary(d.stdout, sum)
+		rec := filepath.Join(d.out, bridge.RecordingFile)
+		fmt.Fprintf(d.stdout, "recording %s; replay it with: cosim run --replay %s --out %s-replay\n", rec, rec, d.out)
+	}
+	if err != nil {
+		return fail(exitFailed, "tap-demo: %v", err)
+	}
+	fmt.Fprintf(d.stdout, "check: %d frames from hosts, %d to hosts; %d matched, %d mismatched, %d missing, %d unexpected, %d counter mismatches\n",
+		sum.FramesIn, sum.FramesOut, sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.CounterFails)
+	if !sum.Pass {
+		return fail(exitFailed, "tap-demo: FAIL; details above and in %s", d.out)
+	}
+	fmt.Fprintln(d.stdout, "PASS")
+	return nil
+}
+
+func ms(t time.Duration) string { return fmt.Sprintf("%.3f ms", float64(t)/float64(time.Millisecond)) }

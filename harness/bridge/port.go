@@ -1,0 +1,208 @@
+package bridge
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/internal/fifo"
+	"github.com/rocesim/cosim/harness/tap"
+)
+
+// Device is what a port moves frames through: a *tap.TAP, or a stand-in
+// in tests.
+type Device interface {
+	Name() string
+	// Read returns one whole frame; a *tap.FrameError reports one that
+	// was counted and skipped.
+	Read(b []byte) (int, error)
+	Write(b []byte) (int, error)
+	// SetReadDeadline wakes a blocked Read, to stop reading.
+	SetReadDeadline(t time.Time) error
+	// MaxFrame is the longest frame the device carries (MTU, header and
+	// one VLAN tag).
+	MaxFrame() int
+}
+
+// readBuf fits any frame a TAP can hand over, so the kernel never cuts
+// one short (tap.Read reads in place into a buffer this big).
+const readBuf = tap.MaxMTU + tap.HeaderLen + tap.TagLen
+
+// port is one live tap: a goroutine reads the host's frames into a
+// bounded queue, in wall-clock time, and the engine takes them at window
+// boundaries (it is an engine.TapEnd).
+type port struct {
+	name  string
+	dev   Device
+	input bool // the tap feeds a model input; without one, host frames are counted and dropped
+	limit int  // queue bound, frames
+	wake  func()
+	rec   *recorder
+	link  int // the tap's interface in the recording
+
+	mu    sync.Mutex
+	queue fifo.Queue[[]byte]
+	st    engine.TapStats
+	taken []engine.TapFrame // Take's result, reused
+
+	stopping atomic.Bool
+	done     chan struct{} // closed when the reader has ended
+	readErr  error         // why the reader ended early, if it did
+}
+
+func newPort(name string, dev Device, input bool, limit int, wake func(), rec *recorder, link int) *port {
+	return &port{name: name, dev: dev, input: input, limit: limit, wake: wake, rec: rec, link: link,
+		st: engine.TapStats{Drops: map[string]int{}}, done: make(chan struct{})}
+}
+
+// Name is the tap's name in the scenario.
+func (p *port) Name() string { return p.name }
+
+// read runs until stop: every frame the host sends is counted, padded if
+// short, and queued for the simulation or dropped with its reason.
+func (p *port) read() {
+	defer close(p.done)
+	buf := make([]byte, readBuf)
+	for !p.stopping.Load() {
+		n, err := p.dev.Read(buf)
+		if err != nil {
+			if p.readFailed(err) {
+				return
+			}
+			continue
+		}
+		p.ingest(buf[:n])
+	}
+}
+
+// readFailed counts a failed read and reports whether reading is over.
+func (p *port) readFailed(err error) bool {
+	var fe *tap.FrameError
+	switch {
+	case p.stopping.Load():
+		return true
+	case errors.As(err, &fe) && fe.Reason == tap.ReasonRunt:
+		p.drop(DropRunt)
+	case errors.As(err, &fe) && (fe.Reason == tap.ReasonOversize || fe.Reason == tap.ReasonShortBuffer):
+		p.drop(DropOversize)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// A deadline without a stop: nothing to count.
+	default:
+		// The device is gone or broken (deleted under us, closed): a
+		// retry would spin. Count it and let the status line say why.
+		p.drop(DropReadError)
+		p.mu.Lock()
+		p.readErr = err
+		p.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+func (p *port) ingest(f []byte) {
+	in := classify(f, p.dev.MaxFrame())
+	if in.drop == "" && !p.input {
+		in.drop = DropNoInput
+	}
+	if in.drop != "" {
+		p.drop(in.drop)
+		return
+	}
+	data := padded(f)
+	p.mu.Lock()
+	full := p.queue.Len() >= p.limit
+	if full {
+		p.st.Drops[DropQueueFull]++
+	} else {
+		p.queue.Push(data)
+		if in.padded {
+			p.st.Padded++
+		}
+		if in.unknown {
+			p.st.UnknownEtherType++
+		}
+	}
+	p.mu.Unlock()
+	if !full {
+		p.wake()
+	}
+}
+
+func (p *port) drop(reason string) {
+	p.mu.Lock()
+	p.st.Drops[reason]++
+	p.mu.Unlock()
+}
+
+// pending reports whether frames wait for the simulation.
+func (p *port) pending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.queue.Len() > 0
+}
+
+// stop ends the reader: it wakes a blocked Read with a deadline in the
+// past. The device stays open for frames to the host.
+func (p *port) stop() {
+	p.stopping.Store(true)
+	_ = p.dev.SetReadDeadline(time.Unix(1, 0))
+}
+
+// Take implements engine.TapEnd: the frames waiting now, stamped start,
+// as many as the port can start sending by end (budget bytes). Each is
+// recorded with its stamp.
+func (p *port) Take(start, _ uint64, budget int) []engine.TapFrame {
+	p.taken = p.taken[:0]
+	p.mu.Lock()
+	for used := 0; p.queue.Len() > 0 && used < budget; {
+		f := p.queue.Pop()
+		p.taken = append(p.taken, engine.TapFrame{Cycle: start, Data: f})
+		used += len(f)
+	}
+	p.st.FramesIn += len(p.taken)
+	p.mu.Unlock()
+	for _, f := range p.taken {
+		p.rec.write(p.link, f.Cycle, f.Data)
+	}
+	return p.taken
+}
+
+// Next implements engine.TapEnd: a live port cannot know its next frame.
+func (p *port) Next() (uint64, bool) { return 0, false }
+
+// Deliver implements engine.TapEnd: the frame goes to the host at once.
+func (p *port) Deliver(_ uint64, data []byte) {
+	_, err := p.dev.Write(data)
+	var fe *tap.FrameError
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case err == nil:
+		p.st.FramesOut++
+	case errors.As(err, &fe) && fe.Reason == tap.ReasonOversize:
+		p.st.Drops[DropToHostOversize]++
+	default:
+		p.st.Drops[DropToHostError]++
+	}
+}
+
+// Stats implements engine.TapEnd.
+func (p *port) Stats() engine.TapStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.st
+	st.Drops = maps.Clone(p.st.Drops)
+	return st
+}
+
+// Err is why the reader ended before the session did (the device went
+// away), or nil.
+func (p *port) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.readErr
+}

@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/rocesim/cosim/cosim"
+)
+
+// TapEnd is the far side of a scenario's [[tap]]: a live TAP device in
+// `cosim bridge` (harness/bridge), a recording of one in `cosim run
+// --replay`. The engine calls it from its run loop only.
+type TapEnd interface {
+	// Take returns the frames that enter the tap's input port in the
+	// window [start, end). A live end returns frames waiting now, each
+	// stamped start (DESIGN.md, Time), no more than fit: it stops once
+	// budget bytes are given (the frame that crosses it still goes). A
+	// recording returns its frames stamped before end and ignores budget.
+	// The engine keeps the frames' data; the slice itself is the end's.
+	Take(start, end uint64, budget int) []TapFrame
+	// Next is the cycle of the next frame when it is known in advance (a
+	// recording); a live end reports false.
+	Next() (uint64, bool)
+	// Deliver takes a frame the model emitted on the tap's output port,
+	// its first beat at cycle. data is not changed and may be kept.
+	Deliver(cycle uint64, data []byte)
+	// Stats counts the tap's frames, for summary.json.
+	Stats() TapStats
+}
+
+// TapFrame is a frame entering a model from a tap, with its cycle.
+type TapFrame struct {
+	Cycle uint64
+	Data  []byte
+}
+
+// TapStats counts one tap's frames: those that entered the simulation,
+// those it handed to the host, and what happened on the way.
+type TapStats struct {
+	FramesIn  int `json:"frames_in"`
+	FramesOut int `json:"frames_out"`
+	// Padded counts frames shorter than 60 bytes that were padded with
+	// zeros to 60, as a real MAC pads them (they entered the model).
+	Padded int `json:"padded"`
+	// UnknownEtherType counts frames of an EtherType the bridge does not
+	// know (they entered the model all the same: the switch is L2).
+	UnknownEtherType int `json:"unknown_ethertype"`
+	// Drops counts frames that never entered the model (from the host)
+	// or never reached the host (to it), by reason.
+	Drops map[string]int `json:"drops"`
+}
+
+// Live is the wall-clock side of a run whose taps are live devices. When
+// nothing is in flight and every model is idle the engine waits on it
+// instead of simulating idle windows: simulated time is not wall time.
+type Live interface {
+	// Ready reports whether a frame is waiting at some tap.
+	Ready() bool
+	// Wait blocks until a frame is waiting (true), or the session is over
+	// or ctx is done (false). Frames read before the end are still taken.
+	Wait(ctx context.Context) bool
+}
+
+// Live window lengths when Config leaves them 0, in cycles. At 512 bits a
+// ping takes 2 cycles to enter the switch and is out 3 later; a
+// 1514-byte frame takes 24. Every cycle costs a few microseconds of model
+// time and every window a round trip to the model process, so short
+// windows serve latency and long ones throughput.
+const (
+	DefaultLiveWindow    = 8
+	DefaultLiveMaxWindow = 256
+)
+
+// Status is what the run looks like after a window, for live displays.
+type Status struct {
+	Cycle      uint64
+	Windows    int
+	FramesIn   int
+	FramesOut  int
+	Matched    int
+	Mismatched int
+	Unexpected int
+}
+
+// tapPort is one [[tap]] of the scenario in a run.
+type tapPort struct {
+	name     string
+	end      TapEnd
+	in       portRef
+	hasIn    bool
+	width    int    // of the input's model, for the line below
+	lineFree uint64 // when the input port has sent what it was given
+	pcap     int    // the input's pcapng, when hasIn
+}
+
+// tapOut is a model output attached to a tap.
+type tapOut struct {
+	name string
+	end  TapEnd
+}
+
+// addTaps checks the scenario's taps against the ends the caller gave
+// and attaches them to the models.
+func (r *run) addTaps() error {
+	ends := r.cfg.Taps
+	for _, t := range r.sc.Taps {
+		end := ends[t.Name]
+		if end == nil {
+			return &ScenarioError{fmt.Errorf("%s: tap %s is a live device: attach it with `cosim bridge`, or replay a recording of it with `cosim run --replay`", r.sc.File, t.Name)}
+		}
+		tp := &tapPort{name: t.Name, end: end}
+		if t.In != "" {
+			m, p := r.sc.Port(t.In)
+			tp.in, tp.hasIn = portRef{m, p}, true
+			if err := r.checkPort(tp.in, true); err != nil {
+				return err
+			}
+			tp.width = r.byName[m].width
+		}
+		if t.Out != "" {
+			m, p := r.sc.Port(t.Out)
+			if err := r.checkPort(portRef{m, p}, false); err != nil {
+				return err
+			}
+			n := r.byName[m]
+			if n.taps == nil {
+				n.taps = map[int]tapOut{}
+			}
+			n.taps[p] = tapOut{t.Name, end}
+		}
+		r.taps = append(r.taps, tp)
+	}
+	for _, name := range slices.Sorted(maps.Keys(ends)) {
+		if !slices.ContainsFunc(r.taps, func(tp *tapPort) bool { return tp.name == name }) {
+			return &ScenarioError{fmt.Errorf("%s: no [[tap]] named %s (the recording and the scenario disagree)", r.sc.File, name)}
+		}
+	}
+	return nil
+}
+
+// takeTaps gives each tap's frames for the window [r.cycle, end) to its
+// model and records them. A live run then stretches the window, up to
+// limit, for the frames still entering to come out: a store-and-forward
+// model emits a frame about as long after its last beat came in as the
+// frame took to come in, plus a short pipeline (the switch's is 3
+// cycles). The window's length never changes what the models do, only
+// how soon a host sees the result.
+func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
+	stretch := end
+	for _, tp := range r.taps {
+		if !tp.hasIn {
+			continue
+		}
+		n := r.byName[tp.in.model]
+		// A live tap hands over what the port can start sending before
+		// end; the rest waits in its bounded queue, in wall-clock time.
+		free := max(tp.lineFree, r.cycle)
+		budget := 0
+		if free < end {
+			budget = int(end-free) * tp.width / 8
+		}
+		for _, f := range tp.end.Take(r.cycle, end, budget) {
+			c := max(f.Cycle, r.cycle)
+			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(tp.in.port), Cycle: c, Data: f.Data})
+			tp.lineFree = max(tp.lineFree, c) + beats(len(f.Data), tp.width)
+			batch = r.check.flush(append(batch, job{kind: jobRecord, pcap: uint16(tp.pcap), cycle: c, data: f.Data}))
+		}
+		if tp.lineFree > r.cycle {
+			stretch = max(stretch, 2*tp.lineFree-r.cycle+pipelineSlack)
+		}
+	}
+	if r.cfg.Live == nil {
+		return batch, end
+	}
+	r.backlog = r.cfg.Live.Ready()
+	return batch, min(stretch, limit)
+}
+
+// pipelineSlack is what takeTaps allows a model beyond store and forward:
+// the switch's LATENCY (rtl/switch/README.md) and one cycle.
+const pipelineSlack = 4
+
+// liveWindow is the window of a live run, [r.cycle, end), and how far
+// takeTaps may stretch it: short while a frame or two are in flight, for
+// latency; long while hosts send faster than windows go by (frames were
+// still waiting after the last window took its share), so fewer round
+// trips carry more frames.
+func (r *run) liveWindow(lookahead uint64) (end, limit uint64) {
+	w := cmp.Or(r.cfg.LiveWindow, DefaultLiveWindow)
+	most := max(cmp.Or(r.cfg.LiveMaxWindow, DefaultLiveMaxWindow), w)
+	end, limit = r.cycle+min(lookahead, w), r.cycle+min(lookahead, most)
+	if r.backlog {
+		end = limit
+	}
+	return end, limit
+}
+
+// nextTap is the cycle of the next frame a recorded tap holds.
+func (r *run) nextTap() (uint64, bool) {
+	next, more := uint64(0), false
+	for _, tp := range r.taps {
+		if c, ok := tp.end.Next(); ok && (!more || c < next) {
+			next, more = c, true
+		}
+	}
+	return next, more
+}
+
+// tapStats adds each tap's counters to the summary: drops by reason go
+// into the run's drops as "tap_<reason>".
+func (r *run) tapStats(s *Summary) {
+	if len(r.taps) == 0 {
+		return
+	}
+	s.Taps = map[string]TapStats{}
+	for _, tp := range r.taps {
+		st := tp.end.Stats()
+		s.Taps[tp.name] = st
+		for k, v := range st.Drops {
+			if v > 0 {
+				s.Drops["tap_"+k] += v
+			}
+		}
+	}
+}
+
+// status reports the run after a window to Config.Status.
+func (r *run) status() {
+	if r.cfg.Status == nil {
+		return
+	}
+	c := r.check.snapshot()
+	r.cfg.Status(Status{Cycle: r.cycle, Windows: r.windows, FramesIn: r.in, FramesOut: c.Observed,
+		Matched: c.Matched, Mismatched: c.Mismatched, Unexpected: c.Unexpected})
+}
