@@ -127,6 +127,22 @@ endef
 $(eval $(call sim_nic_rx,nic_rx_64,64))
 $(eval $(call sim_nic_rx,nic_rx_512,512))
 
+# $(call sim_nic_csr,NAME): the NIC's register block (rtl/nic/nic_csr.sv) on
+# the CSR bus; counter increments, QP states and snapshot requests as
+# records on port 0, load reports out on port 0, snapshots of every
+# configuration output on port 1. 64 bits only: one record per beat.
+define sim_nic_csr
+SIM_MODELS += $1
+$1.top    := nic_csr_top
+$1.rtl    := $(SIM_DIR)/tops/nic_csr_top.sv rtl/nic/nic_csr.sv
+$1.main   := $(SIM_DIR)/tops/nic_csr_top.cpp
+$1.params := DATA_WIDTH=64 QPS=16 MRS=16 MAX_READS=4 INC_WIDTH=8
+$1.dw     := 64
+$1.in     := 1
+$1.out    := 2
+endef
+$(eval $(call sim_nic_csr,nic_csr_64))
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters
