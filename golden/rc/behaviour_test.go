@@ -207,6 +207,7 @@ type bhvCase struct {
 	counters map[Counter]uint64 // every non-zero counter of the QP at the end
 	events   []Event            // every OnEvent report, in order
 	inError  bool               // the QP ends in the error state
+	respHigh int                // when not 0, the most responder jobs ever queued at once
 }
 
 // bhvKit holds the step, frame and completion constructors the table is
@@ -605,7 +606,175 @@ func bhvResponderCases() []bhvCase {
 					RespACK: 2, RespOutOfSequence: 1, RespNAKSeq: 1, CompletionsSuccess: 1},
 			}
 		}(),
+		func() bhvCase {
+			r := bhvData(32, 8)
+			return bhvCase{
+				// doc.go Responder "ACK coalescing": a positive ACK merges into a positive ACK waiting at the
+				// tail (later PSN, newer MSN); never across a READ job, never into a NAK (rtl/nic README "Bounded queues").
+				name: "resp_ack_coalesce",
+				mem:  []bhvChunk{{bhvRWBase + 0x100, r}},
+				steps: []bhvStep{
+					k.in(10, bhvWrite(0x200, true, false)),
+					k.in(10, bhvWrite(0x201, true, false)), // before the transmitter is free: one ACK
+					k.expect(10, k.ack(0x201, 2)),
+					k.in(20, bhvWrite(0x202, true, false)),
+					k.in(20, bhvFrame{op: roce.RCReadRequest, psn: 0x203, ackReq: true, va: bhvRWBase + 0x100, rkey: key, dmaLen: 8}),
+					k.in(20, bhvWrite(0x204, true, false)), // behind the READ job: a new ACK
+					k.in(20, bhvWrite(0x205, true, false)),
+					k.expect(20, k.ack(0x202, 3), k.readResp(roce.RCReadResponseOnly, 0x203, 4, r), k.ack(0x205, 6)),
+					k.in(30, bhvWrite(0x207, true, false)), // a gap: NAK 0x206
+					k.in(30, bhvWrite(0x206, true, false)), // the NAK stays, the ACK queues behind it
+					k.in(30, bhvWrite(0x207, true, false)),
+					k.expect(30, k.nak(0x206, roce.SyndromeNAKPSNSeq, 6), k.ack(0x207, 8)),
+					k.in(40, bhvWrite(0x208, true, false)),
+					k.in(40, bhvWrite(0x200, true, false)), // duplicate: its ACK (0x202) is behind 0x208, which stays
+					k.expect(40, k.ack(0x208, 9)).idle(),
+				},
+				wantMem: []bhvChunk{{bhvRWBase, bhvData(0x08, 8)}},
+				counters: map[Counter]uint64{RxPackets: 11, RespACK: 5, RespReadResponses: 1, RespOutOfSequence: 1,
+					RespNAKSeq: 1, RespDuplicate: 1},
+			}
+		}(),
+		func() bhvCase {
+			r1, r2 := bhvData(33, 8), bhvData(34, 8)
+			read := func(psn roce.PSN, va uint64) bhvFrame {
+				return bhvFrame{op: roce.RCReadRequest, psn: psn, ackReq: true, va: va, rkey: key, dmaLen: 8}
+			}
+			return bhvCase{
+				// doc.go Responder "PSN behind": the ACK for a duplicate WRITE stops before the next READ, whose
+				// replay follows it; with the last accepted PSN (0x203) it would reach the requester before READ
+				// 0x202's responses, an implied NAK (req_read_gap_rerequest) whose re-request makes new duplicates.
+				name: "resp_duplicate_ack_before_read",
+				mem:  []bhvChunk{{bhvRWBase + 0x100, r1}, {bhvRWBase + 0x200, r2}},
+				steps: []bhvStep{
+					k.in(10, read(0x200, bhvRWBase+0x100)),
+					k.in(10, bhvWrite(0x201, true, false)),
+					k.in(10, read(0x202, bhvRWBase+0x200)),
+					k.in(10, bhvWrite(0x203, true, false)),
+					k.expect(10, k.readResp(roce.RCReadResponseOnly, 0x200, 1, r1), k.ack(0x201, 2),
+						k.readResp(roce.RCReadResponseOnly, 0x202, 3, r2), k.ack(0x203, 4)),
+					// Both READ responses were lost: the requester goes back to 0x200 and sends all four again.
+					k.in(100, read(0x200, bhvRWBase+0x100)),
+					k.in(100, bhvWrite(0x201, true, false)),
+					k.in(100, read(0x202, bhvRWBase+0x200)),
+					k.in(100, bhvWrite(0x203, true, false)),
+					k.expect(100, k.readResp(roce.RCReadResponseOnly, 0x200, 4, r1), k.ack(0x201, 4),
+						k.readResp(roce.RCReadResponseOnly, 0x202, 4, r2), k.ack(0x203, 4)).idle(),
+				},
+				wantMem: []bhvChunk{{bhvRWBase, bhvData(0x03, 8)}},
+				counters: map[Counter]uint64{RxPackets: 8, RespReadResponses: 4, RespACK: 4, RespDuplicate: 2,
+					RespDuplicateRead: 2},
+			}
+		}(),
+		func() bhvCase {
+			d, a, b := bhvData(35, 600), bhvData(36, 8), bhvData(37, 8)
+			read := func(psn roce.PSN, va uint64, n uint32) bhvFrame {
+				return bhvFrame{op: roce.RCReadRequest, psn: psn, ackReq: true, va: va, rkey: key, dmaLen: n}
+			}
+			return bhvCase{
+				// doc.go Responder "one job per READ resource": a duplicate READ restarts the job still waiting,
+				// in its place, or at the tail when the replay of an earlier READ waits behind it (rxe_resp.c
+				// duplicate_request resets the resource).
+				name: "resp_duplicate_read_restart",
+				mem:  []bhvChunk{{bhvRWBase, d}, {bhvRWBase + 0x300, a}, {bhvRWBase + 0x400, b}},
+				steps: []bhvStep{
+					k.in(10, read(0x200, bhvRWBase, 600)),
+					k.in(10, read(0x200, bhvRWBase, 600)), // a copy: one stream, not two
+					k.expect(10,
+						k.readResp(roce.RCReadResponseFirst, 0x200, 1, d[:256]),
+						k.readResp(roce.RCReadResponseMiddle, 0x201, 0, d[256:512]),
+						k.readResp(roce.RCReadResponseLast, 0x202, 1, d[512:])),
+					k.in(20, read(0x203, bhvRWBase+0x300, 8)),
+					k.expect(20, k.readResp(roce.RCReadResponseOnly, 0x203, 2, a)),
+					// READ 0x204 waits; the requester missed 0x203's response and goes back to it.
+					k.in(30, read(0x204, bhvRWBase+0x400, 8)),
+					k.in(30, read(0x203, bhvRWBase+0x300, 8)),
+					k.in(30, read(0x204, bhvRWBase+0x400, 8)), // moves behind 0x203's replay
+					k.expect(30, k.readResp(roce.RCReadResponseOnly, 0x203, 3, a),
+						k.readResp(roce.RCReadResponseOnly, 0x204, 3, b)).idle(),
+				},
+				counters: map[Counter]uint64{RxPackets: 6, RespReadResponses: 6, RespDuplicateRead: 3},
+			}
+		}(),
+		func() bhvCase {
+			r := bhvData(38, 8)
+			return bhvCase{
+				// doc.go Responder "one job per READ resource": a new READ that reuses the resource of a READ
+				// whose job still waits drops that job; the two ACKs it leaves side by side merge (rxe
+				// rxe_prepare_res recycles the resource).
+				name: "resp_read_resource_recycle",
+				qp:   func(c *QPConfig) { c.MaxReads = 1 },
+				mem:  []bhvChunk{{bhvRWBase + 0x100, r}},
+				steps: []bhvStep{
+					k.in(10, bhvWrite(0x200, true, false)),
+					k.in(10, bhvFrame{op: roce.RCReadRequest, psn: 0x201, ackReq: true, va: bhvRWBase + 0x100, rkey: key, dmaLen: 8}),
+					k.in(10, bhvWrite(0x202, true, false)),
+					k.in(10, bhvFrame{op: roce.RCReadRequest, psn: 0x203, ackReq: true, va: bhvRWBase + 0x100, rkey: key, dmaLen: 8}),
+					k.expect(10, k.ack(0x202, 3), k.readResp(roce.RCReadResponseOnly, 0x203, 4, r)).idle(),
+				},
+				wantMem:  []bhvChunk{{bhvRWBase, bhvData(0x02, 8)}},
+				counters: map[Counter]uint64{RxPackets: 4, RespACK: 1, RespReadResponses: 1},
+				respHigh: 3,
+			}
+		}(),
+		func() bhvCase {
+			s := bhvData(39, 8)
+			return bhvCase{
+				// doc.go Responder "one NAK waiting": a gap, or a missing receive WQE, while a NAK waits makes
+				// no second NAK; it is dropped silently and the gap stays silent (the waiting NAK's go-back-N resends it).
+				name: "resp_nak_one_waiting",
+				steps: []bhvStep{
+					k.in(10, bhvWrite(0x201, true, false)), // a gap: NAK 0x200
+					k.in(10, bhvWrite(0x200, true, false)), // closes it
+					k.in(10, bhvWrite(0x203, true, false)), // a new gap while the NAK waits: silent
+					k.in(10, bhvWrite(0x204, true, false)),
+					k.expect(10, k.nak(0x200, roce.SyndromeNAKPSNSeq, 0), k.ack(0x200, 1)),
+					k.in(20, bhvWrite(0x205, true, false)), // still the same gap
+					k.expect(20),
+					k.in(30, bhvWrite(0x201, true, false)),
+					k.expect(30, k.ack(0x201, 2)),
+					k.in(40, bhvWrite(0x203, true, false)), // a gap: NAK 0x202
+					k.in(40, bhvWrite(0x202, true, false)),
+					k.in(40, bhvFrame{op: roce.RCSendOnly, psn: 0x203, ackReq: true, payload: s}), // no WQE, a NAK waits: no RNR NAK
+					k.expect(40, k.nak(0x202, roce.SyndromeNAKPSNSeq, 2), k.ack(0x202, 3)),
+					k.recv(50, 1, bhvRecvBuf, 64),
+					k.in(50, bhvFrame{op: roce.RCSendOnly, psn: 0x203, ackReq: true, payload: s}),
+					k.expect(50, k.ack(0x203, 4)).done(k.got(50, 1, OpSend, 8)).idle(),
+				},
+				wantMem: []bhvChunk{{bhvRWBase, bhvData(0x02, 8)}, {bhvRecvBuf, s}},
+				counters: map[Counter]uint64{RxPackets: 10, RespOutOfSequence: 5, RespNAKSeq: 2, RespGapSilent: 4,
+					RespACK: 4, CompletionsSuccess: 1},
+			}
+		}(),
+		func() bhvCase {
+			r := bhvData(40, 8)
+			return bhvCase{
+				// doc.go Responder "RespDepth": with MaxReads 1 the queue reaches 2*1+3 jobs, ACK READ ACK NAK ACK.
+				name: "resp_queue_bound",
+				qp:   func(c *QPConfig) { c.MaxReads = 1 },
+				mem:  []bhvChunk{{bhvRWBase + 0x100, r}},
+				steps: []bhvStep{
+					k.in(10, bhvWrite(0x200, true, false)),
+					k.in(10, bhvFrame{op: roce.RCReadRequest, psn: 0x201, ackReq: true, va: bhvRWBase + 0x100, rkey: key, dmaLen: 8}),
+					k.in(10, bhvWrite(0x202, true, false)),
+					k.in(10, bhvWrite(0x204, true, false)),
+					k.in(10, bhvWrite(0x203, true, false)),
+					k.expect(10, k.ack(0x200, 1), k.readResp(roce.RCReadResponseOnly, 0x201, 2, r), k.ack(0x202, 3),
+						k.nak(0x203, roce.SyndromeNAKPSNSeq, 3), k.ack(0x203, 4)).idle(),
+				},
+				wantMem:  []bhvChunk{{bhvRWBase, bhvData(0x03, 8)}},
+				counters: map[Counter]uint64{RxPackets: 5, RespACK: 3, RespReadResponses: 1, RespOutOfSequence: 1, RespNAKSeq: 1},
+				respHigh: RespDepth(1),
+			}
+		}(),
 	}
+}
+
+// bhvWrite is an 8-byte WRITE ONLY to the start of the read-write region,
+// its data a pattern of its PSN.
+func bhvWrite(psn roce.PSN, ackReq, ce bool) bhvFrame {
+	return bhvFrame{op: roce.RCWriteOnly, psn: psn, ackReq: ackReq, ce: ce, va: bhvRWBase, rkey: bhvRWKey, dmaLen: 8,
+		payload: bhvData(byte(psn), 8)}
 }
 
 func bhvRequesterCases() []bhvCase {
@@ -1145,6 +1314,26 @@ func bhvCongestionCases() []bhvCase {
 			}
 		}(),
 		func() bhvCase {
+			const interval = 1000
+			return bhvCase{
+				// doc.go Congestion "one CNP per QP waiting": a CE packet while the QP's CNP still waits counts in
+				// cnp_suppressed and leaves the interval alone (rtl/nic README "Bounded queues").
+				name: "cnp_one_waiting",
+				node: func(c *NodeConfig) { c.CNPInterval = interval },
+				steps: []bhvStep{
+					k.in(100, bhvWrite(0x200, false, true)),
+					k.in(100+interval, bhvWrite(0x201, false, true)), // the interval is over, but a CNP waits
+					k.expect(100+interval, k.cnp()),
+					k.in(101+interval, bhvWrite(0x202, false, true)), // the interval still runs from 100
+					k.expect(101+interval, k.cnp()),
+					k.in(102+interval, bhvWrite(0x203, true, true)),
+					k.expect(102+interval, k.ack(0x203, 4)).idle(),
+				},
+				wantMem:  []bhvChunk{{bhvRWBase, bhvData(0x03, 8)}},
+				counters: map[Counter]uint64{RxPackets: 4, RxCE: 4, TxCNP: 2, CNPSuppressed: 2, RespACK: 1},
+			}
+		}(),
+		func() bhvCase {
 			cfg := dcqcn.Config{
 				LineRate: 8 * dcqcn.RateOne, MinRate: dcqcn.RateOne / 4, GShift: 8,
 				AlphaPeriod: 1000, IncreasePeriod: 1000, ByteCounter: 0, FastRecoverySteps: 5,
@@ -1284,6 +1473,9 @@ func (c *bhvCase) run(t *testing.T) {
 	}
 	if got := n.QPInError(bhvQPN); got != c.inError {
 		t.Errorf("QP in error state: %v, want %v", got, c.inError)
+	}
+	if got := n.byQP[bhvQPN].resp.jobHigh; c.respHigh != 0 && got != c.respHigh {
+		t.Errorf("responder queue high-water %d, want %d", got, c.respHigh)
 	}
 	for _, ch := range c.wantMem {
 		got := make([]byte, len(ch.data))

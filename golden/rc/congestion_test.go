@@ -31,6 +31,7 @@ func TestPairCongestion(t *testing.T) {
 	w := newWorkload(t, s, 4, 600, mix{ops: allOps, maxSize: 64 << 10}, rand.New(rand.NewPCG(3, 3)))
 	w.run(1 << 50)
 	w.checkMemory()
+	s.checkBounds()
 	var total Counters
 	for _, n := range s.nodes {
 		c := n.Counters()

@@ -83,9 +83,19 @@
 //   - PSN ahead: one NAK 0x60 with the expected PSN, then silence until the
 //     expected PSN arrives (resp_psn_gap_one_nak).
 //   - PSN behind: a duplicate SEND/WRITE is ACKed again with the last
-//     accepted PSN; a duplicate READ inside one of the last MaxReads READs
-//     is replayed from its PSN with its own RETH, if that asks for a part
-//     of the original (resp_duplicate_send, resp_duplicate_read_middle).
+//     accepted PSN (resp_duplicate_send), but never past a remembered READ
+//     that starts after the duplicate: then with the PSN just before the
+//     oldest such READ (resp_duplicate_ack_before_read). The requester's
+//     go-back-N sends that READ again right behind the duplicate, so its
+//     replay leaves after the ACK; an ACK past it would arrive first and
+//     read as an implied NAK, whose re-request makes more duplicates and
+//     more such ACKs: a retry cascade with no frame lost
+//     (TestTargetedNoRetryCascade). ACKs are cumulative, so acknowledging
+//     less is allowed, and it keeps responses in PSN order; rxe's ack_psn
+//     (never a READ's PSN) is the case of a READ last.
+//   - A duplicate READ inside one of the last MaxReads READs is replayed
+//     from its PSN with its own RETH, if that asks for a part of the
+//     original (resp_duplicate_read_middle).
 //   - Checks run in rxe's order: PSN, opcode sequence, opcode allowed,
 //     receive WQE (RNR), length, R_Key and range.
 //   - Opcode sequence, opcode not allowed by the QP's access, payload
@@ -100,13 +110,41 @@
 //   - SEND or WRITE with immediate and no receive WQE posted: RNR NAK with
 //     the QP's RNR timer code, PSN not advanced; the gap after it stays
 //     silent (resp_rnr).
-//   - Responses leave in request order; a QP's responder and requester
-//     halves take turns on the link; CNPs go before both.
+//   - Responses leave in request order, except that a READ replay may
+//     restart its READ's job (below); a QP's responder and requester halves
+//     take turns on the link; CNPs go before both.
+//
+// Responder queue, bounded so that hardware holds it in RespDepth(MaxReads)
+// = 2*MaxReads + 3 entries (rtl/nic README "Bounded queues"):
+//   - ACK coalescing: a positive ACK merges into a positive ACK still
+//     waiting at the tail of the queue, which then carries the later PSN
+//     and the newer MSN; NAKs, RNR NAKs and READ jobs never merge
+//     (resp_ack_coalesce).
+//   - One job per READ resource: a duplicate READ restarts the job of its
+//     READ still waiting or under way, in its place, or at the tail when
+//     the job of an earlier READ waits behind it, so that the responses the
+//     requester can use come in PSN order (resp_duplicate_read_restart; rxe
+//     resets the resource the same way). A new READ that reuses the
+//     resource of a READ whose job still waits drops that job: the
+//     requester completed that READ before it could send one more; two
+//     positive ACKs left side by side merge (resp_read_resource_recycle).
+//   - One NAK waiting: a gap, or a missing receive WQE, while a NAK or RNR
+//     NAK of the QP waits makes no second NAK; the packet is dropped
+//     silently and the gap stays silent, as the waiting NAK's go-back-N
+//     resends it (resp_nak_one_waiting).
+//   - So at most MaxReads READ jobs and one NAK, with no two ACKs side by
+//     side: RespDepth, reached by resp_queue_bound; the lossy pair runs
+//     check every queue's high-water mark against it (TestPairLossyLink,
+//     TestPairFaultKinds), and the model panics rather than go past it.
 //
 // Congestion (package dcqcn holds the arithmetic):
 //   - Notification point: a CE-marked packet for a QP makes a CNP (opcode
 //     0x81, BECN, DestQP = the remote QP, PSN 0) unless one was sent for
 //     that QP less than NodeConfig.CNPInterval cycles ago (cnp_rate_limit).
+//   - One CNP per QP waiting: a CE packet for a QP whose CNP still waits to
+//     be sent counts in cnp_suppressed, queues nothing and leaves the
+//     interval alone, so the CNP queue holds each QP at most once
+//     (cnp_one_waiting; the pair runs check the queue).
 //   - Reaction point: a CNP cuts the QP's rate (dcqcn.ReactionPoint); while
 //     the rate is below line rate every packet but ACKs and NAKs waits
 //     until the previous one's bytes have drained at that rate; the rate

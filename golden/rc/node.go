@@ -28,8 +28,10 @@ type Node struct {
 	// that can give a QP work (a post, a frame, a timer), cleared when
 	// its poll finds nothing. Poll and NextEvent look only at these.
 	pend []bool
-	cnps []*qp        // CNPs waiting to be sent, oldest first
+	cnps []*qp        // CNPs waiting to be sent, oldest first; a QP at most once
 	comp []Completion // completions since the last TakeCompletions
+
+	cnpHigh int // the most CNPs ever waiting at once (tests check the bound)
 
 	// wake is a lower bound of the QPs' timer deadlines: advance scans
 	// the QPs only from then on.
@@ -83,6 +85,7 @@ func (n *Node) AddQP(c QPConfig) error {
 	q := newQP(n, c.withDefaults())
 	q.idx = len(n.qps)
 	n.qps = append(n.qps, q)
+	n.cnps = append(make([]*qp, 0, len(n.qps)), n.cnps...) // room for every QP once
 	n.pend = append(n.pend, false)
 	n.byQP[c.QPN] = q
 	return nil
@@ -233,8 +236,12 @@ func (n *Node) Receive(frame []byte, now uint64) {
 	q.counters[RxPackets]++
 	if ip[1]&3 == ecnCE {
 		q.counters[RxCE]++
-		if q.np.Allow(now, n.cfg.CNPInterval) {
+		// One CNP per QP waiting (rtl/nic README "Bounded queues"): the
+		// one waiting carries the news, and the interval is not touched.
+		if !q.cnpWaiting && q.np.Allow(now, n.cfg.CNPInterval) {
+			q.cnpWaiting = true
 			n.cnps = append(n.cnps, q)
+			n.cnpHigh = max(n.cnpHigh, len(n.cnps))
 		} else {
 			q.counters[CNPSuppressed]++
 		}
@@ -259,6 +266,7 @@ func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 	if len(n.cnps) > 0 {
 		q := n.cnps[0]
 		n.cnps = n.cnps[:copy(n.cnps, n.cnps[1:])]
+		q.cnpWaiting = false
 		q.counters[TxCNP]++
 		p := txPacket{op: roce.CNPOpCode, becn: true}
 		return build(buf, &q.hdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true

@@ -19,6 +19,7 @@ func TestPairCleanLink(t *testing.T) {
 	w := newWorkload(t, s, 4, 400, mix{ops: allOps, maxSize: 16 << 10, zero: 0.05}, rand.New(rand.NewPCG(1, 2)))
 	w.run(1 << 40)
 	w.checkMemory()
+	s.checkBounds()
 	for side, n := range s.nodes {
 		c := n.Counters()
 		require.Zero(t, c[TxRetransmits], "side %d: no retransmission on a clean link", side)
@@ -83,13 +84,14 @@ func lossyRun(t *testing.T, seed uint64, f faults, messages int, check bool) (su
 		rand.New(rand.NewPCG(seed, 2)))
 	w.run(1 << 50)
 	w.checkMemory()
+	high, bound := s.checkBounds()
 	for _, n := range s.nodes {
 		c := n.Counters()
 		total.add(&c)
 	}
 	require.Zero(t, total[CompletionsError])
 	if check {
-		t.Logf("seed %d: %d cycles, faults %v", seed, s.now, s.faultCount)
+		t.Logf("seed %d: %d cycles, faults %v, fullest responder queue %d of %d jobs", seed, s.now, s.faultCount, high, bound)
 		t.Logf("counters: %v", total.Map())
 		require.Equal(t, uint64(s.faultCount["corrupt_copies"]), total[RxBadICRC]+total[RxMalformed],
 			"every corrupted frame is dropped by the ICRC or IPv4 checksum check")

@@ -25,6 +25,8 @@ type qp struct {
 	rp       dcqcn.ReactionPoint
 	np       dcqcn.NotificationPoint
 	lastResp bool // the last packet came from the responder half
+	// cnpWaiting: a CNP for this QP waits in the node's queue.
+	cnpWaiting bool
 	// nextSend is the first cycle at which the rate limiter lets the QP
 	// send its next paced packet.
 	nextSend uint64
@@ -192,7 +194,7 @@ func (q *qp) toError(now uint64) {
 	q.err = true
 	q.req.flush(q, now)
 	q.resp.flush(q, now)
-	q.resp.jobN = 0
+	q.resp.dropJobs()
 }
 
 func (q *qp) postSend(wr WorkRequest, now uint64) error {

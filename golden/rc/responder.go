@@ -2,16 +2,33 @@ package rc
 
 import "github.com/rocesim/cosim/golden/roce"
 
-// Responder jobs, sent in the order they were queued: a READ response
-// stream must not be overtaken by the ACK of a later request, which would
+// Responder jobs, sent in the order they were queued (a READ replay may
+// restart its READ's job in place, see duplicate): a READ response stream
+// must not be overtaken by the ACK of a later request, which would
 // acknowledge the READ before its data arrived.
+//
+// The queue is bounded (rtl/nic README "Bounded queues"; the proof is in
+// RespDepth): a positive ACK merges into a positive ACK waiting at the
+// tail, a READ resource has at most one job, and at most one NAK waits.
 const (
 	jobAck  = iota // ACK, RNR NAK or NAK: one packet
 	jobRead        // READ responses from psn on
 )
 
+// RespDepth is the most jobs a QP's responder queue holds with maxReads
+// READ resources: 2*maxReads + 3. Proof: a READ job belongs to one READ
+// resource and a resource has at most one job (a duplicate READ restarts
+// it, a new READ drops the old one of the resource it reuses), so at most
+// maxReads READ jobs; at most one NAK or RNR NAK waits; and no two
+// positive ACKs are ever side by side (a new one merges into the tail, and
+// removing a READ job merges the two it leaves together). So between and
+// around the at most maxReads+1 other jobs there is room for maxReads+2
+// ACKs. The bound is reached (behaviour case resp_queue_bound).
+func RespDepth(maxReads int) int { return 2*maxReads + 3 }
+
 type respJob struct {
 	kind uint8
+	res  uint8 // READ: the READ resource it replays (MaxReads is at most 255)
 	psn  roce.PSN
 	syn  roce.AETHSyndrome
 	msn  uint32
@@ -30,13 +47,14 @@ type readResource struct {
 	length      uint32
 	rkey        uint32
 	valid       bool
+	queued      bool // a job of it waits or is under way
 }
 
 // responder is the receiving half of a QP (rxe_resp.c).
 type responder struct {
 	epsn    roce.PSN // expected PSN
 	msn     uint32
-	nakSent bool // the NAK for the current gap went out: stay silent
+	nakSent bool // the current gap has its NAK (or one waits from before): stay silent
 
 	// Message in progress: opcode class and where its data goes.
 	inSend, inWrite bool
@@ -52,15 +70,17 @@ type responder struct {
 	res     []readResource
 	resNext int
 
-	jobs    []respJob // ring; grows (doubling) only past its high-water mark
+	jobs    []respJob // ring of RespDepth(MaxReads) jobs
 	jobHead int
 	jobN    int
+	jobHigh int // the most jobs ever queued at once (tests check the bound)
 }
 
 func (s *responder) init(c QPConfig) {
 	s.epsn = c.RecvPSN
 	s.rq = make([]RecvRequest, c.RQDepth)
 	s.res = make([]readResource, c.MaxReads)
+	s.jobs = make([]respJob, RespDepth(c.MaxReads))
 }
 
 func (s *responder) post(rr RecvRequest) error {
@@ -79,16 +99,19 @@ func (s *responder) head() *respJob {
 	return &s.jobs[s.jobHead]
 }
 
+// job returns the job k places behind the head.
+func (s *responder) job(k int) *respJob { return &s.jobs[(s.jobHead+k)%len(s.jobs)] }
+
 func (s *responder) push(j respJob) {
 	if s.jobN == len(s.jobs) {
-		grown := make([]respJob, max(16, 2*len(s.jobs)))
-		for i := range s.jobN {
-			grown[i] = s.jobs[(s.jobHead+i)%len(s.jobs)]
-		}
-		s.jobs, s.jobHead = grown, 0
+		panic("rc: responder job queue over RespDepth: the rules of doc.go no longer bound it")
 	}
-	s.jobs[(s.jobHead+s.jobN)%len(s.jobs)] = j
+	*s.job(s.jobN) = j
 	s.jobN++
+	s.jobHigh = max(s.jobHigh, s.jobN)
+	if j.kind == jobRead {
+		s.res[j.res].queued = true
+	}
 }
 
 // pop retires the head job.
@@ -97,7 +120,88 @@ func (s *responder) pop() {
 	s.jobN--
 }
 
+// remove drops the job k places behind the head. Two positive ACKs it
+// leaves side by side merge, as at the tail.
+func (s *responder) remove(k int) {
+	if j := s.job(k); j.kind == jobRead {
+		s.res[j.res].queued = false
+	}
+	for i := k; i < s.jobN-1; i++ {
+		*s.job(i) = *s.job(i + 1)
+	}
+	s.jobN--
+	if k > 0 && k < s.jobN && s.job(k-1).positive() && s.job(k).positive() {
+		b := *s.job(k)
+		s.job(k-1).merge(b.psn, b.msn)
+		s.remove(k)
+	}
+}
+
+// positive reports whether j is a positive ACK (not yet sent: a sent
+// one has left the queue).
+func (j *respJob) positive() bool { return j.kind == jobAck && j.syn.Kind() == roce.KindACK }
+
+// merge folds a positive ACK queued after j into j: ACKs are cumulative,
+// so j carries the later PSN and the newer MSN.
+func (j *respJob) merge(psn roce.PSN, msn uint32) {
+	if psn.Diff(j.psn) > 0 {
+		j.psn = psn
+	}
+	j.msn = msn
+}
+
+// dropJobs empties the queue (the QP went to the error state).
+func (s *responder) dropJobs() {
+	for i := range s.res {
+		s.res[i].queued = false
+	}
+	s.jobN = 0
+}
+
+// readJob returns the place of resource i's READ job, or -1.
+func (s *responder) readJob(i int) int {
+	if !s.res[i].queued {
+		return -1
+	}
+	for k := range s.jobN {
+		if j := s.job(k); j.kind == jobRead && int(j.res) == i {
+			return k
+		}
+	}
+	return -1
+}
+
+// earlierReadAfter reports whether a READ job of a READ that starts before
+// first waits behind place k.
+func (s *responder) earlierReadAfter(k int, first roce.PSN) bool {
+	for k++; k < s.jobN; k++ {
+		if j := s.job(k); j.kind == jobRead && s.res[j.res].first.Diff(first) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nakWaiting reports whether a NAK or RNR NAK waits in the queue.
+func (s *responder) nakWaiting() bool {
+	for k := range s.jobN {
+		if j := s.job(k); j.kind == jobAck && !j.positive() {
+			return true
+		}
+	}
+	return false
+}
+
+// ack queues an ACK, NAK or RNR NAK with the current MSN. A positive ACK
+// merges into a positive ACK waiting at the tail: one packet then says all
+// that both would have (rtl/nic README "Bounded queues").
 func (s *responder) ack(psn roce.PSN, syn roce.AETHSyndrome) {
+	if syn.Kind() == roce.KindACK && s.jobN > 0 {
+		if t := s.job(s.jobN - 1); t.positive() {
+			t.merge(psn, s.msn)
+			return
+		}
+	}
 	s.push(respJob{kind: jobAck, psn: psn, syn: syn, msn: s.msn})
 }
 
@@ -132,6 +236,7 @@ func (s *responder) next(q *qp, p *txPacket) {
 	j.sent++
 	q.counters[RespReadResponses]++
 	if j.sent == j.n {
+		s.res[j.res].queued = false
 		s.pop()
 	}
 }
@@ -153,7 +258,10 @@ func (q *qp) request(b *roce.BTH, now uint64) {
 	switch d := psn.Diff(s.epsn); {
 	case d > 0:
 		q.counters[RespOutOfSequence]++
-		if s.nakSent {
+		if s.nakSent || s.nakWaiting() {
+			// One NAK per gap, and one waiting per QP: the requester's
+			// go-back-N for the waiting one resends this gap too.
+			s.nakSent = true
 			q.counters[RespGapSilent]++
 			return
 		}
@@ -322,10 +430,17 @@ func (q *qp) readRequest(b *roce.BTH, now uint64) {
 		return
 	}
 	n := npkts(length, q.cfg.PMTU)
-	s.res[s.resNext] = readResource{first: b.PSN, last: b.PSN.Add(int(n) - 1), va: va, length: length, rkey: rkey, valid: true}
-	s.resNext = (s.resNext + 1) % len(s.res)
+	i := s.resNext
+	if k := s.readJob(i); k >= 0 {
+		// The requester completed the READ this resource held before it
+		// could send one more (at most MaxReads outstanding, completed in
+		// order), so its job is of no use: rxe recycles the resource too.
+		s.remove(k)
+	}
+	s.res[i] = readResource{first: b.PSN, last: b.PSN.Add(int(n) - 1), va: va, length: length, rkey: rkey, valid: true}
+	s.resNext = (i + 1) % len(s.res)
 	q.accept(b, int(n), true) // MSN counts the READ before its responses carry it
-	s.push(respJob{kind: jobRead, psn: b.PSN, msn: s.msn, va: va, left: length, n: n})
+	s.push(respJob{kind: jobRead, res: uint8(i), psn: b.PSN, msn: s.msn, va: va, left: length, n: n})
 }
 
 // rkeyOK checks an R_Key, its rights and the range (rxe check_rkey). A
@@ -345,20 +460,31 @@ func (q *qp) rkeyOK(va uint64, rkey, length uint32, need Access) bool {
 // recovery to one wait).
 func (q *qp) rnr(b *roce.BTH) {
 	s := &q.resp
+	s.nakSent = true
+	if s.nakWaiting() { // one NAK waiting per QP: its go-back-N resends this packet
+		q.counters[RespGapSilent]++
+		return
+	}
 	q.counters[RespRNR]++
 	s.ack(b.PSN, roce.RNRNAKSyndrome(q.cfg.MinRNRTimer))
-	s.nakSent = true
 }
 
 // duplicate handles a request older than the expected PSN (rxe
-// duplicate_request): a SEND or WRITE is acknowledged again with the last
-// accepted PSN, a READ inside a remembered READ is replayed from its PSN
-// with its own RETH, if that asks for a part of the original.
+// duplicate_request): a SEND or WRITE is acknowledged again (dupAckPSN), a
+// READ inside a remembered READ is replayed from its PSN with its own
+// RETH, if that asks for a part of the original.
+//
+// A READ resource has one job at most: a replay restarts the job still
+// waiting or under way (rxe resets the resource the same way) rather than
+// queue a second stream. Of the two streams that would be, it keeps the
+// one the requester can use, which takes the responses in PSN order: the
+// job in its place, unless the job of an earlier READ waits behind it (a
+// go-back-N replay of that READ), then at the tail.
 func (q *qp) duplicate(b *roce.BTH) {
 	s := &q.resp
 	if b.OpCode != roce.RCReadRequest {
 		q.counters[RespDuplicate]++
-		s.ack(s.epsn.Add(-1), roce.ACKSyndrome(0x1F))
+		s.ack(s.dupAckPSN(b.PSN), roce.ACKSyndrome(0x1F))
 		return
 	}
 	for i := range s.res {
@@ -371,9 +497,38 @@ func (q *qp) duplicate(b *roce.BTH) {
 			break
 		}
 		q.counters[RespDuplicateRead]++
-		s.push(respJob{kind: jobRead, psn: b.PSN, msn: s.msn, va: va, left: length,
-			n: uint32(r.last.Diff(b.PSN)) + 1})
+		j := respJob{kind: jobRead, res: uint8(i), psn: b.PSN, msn: s.msn, va: va, left: length,
+			n: uint32(r.last.Diff(b.PSN)) + 1}
+		k := s.readJob(i)
+		if k >= 0 && !s.earlierReadAfter(k, r.first) {
+			*s.job(k) = j
+			return
+		}
+		if k >= 0 {
+			s.remove(k)
+		}
+		s.push(j)
 		return
 	}
 	q.counters[RespDuplicateDrop]++
+}
+
+// dupAckPSN is the PSN of the ACK for a duplicate SEND or WRITE at psn:
+// the last accepted PSN, but never past a remembered READ that starts
+// after psn, where it stops just before the oldest one. The requester's
+// go-back-N sends that READ again right behind the duplicate, so its
+// replayed responses leave after this ACK; an ACK past the READ would
+// reach the requester first and read as an implied NAK for it (rxe
+// check_psn), a re-request that makes new duplicates, and so on. ACKs are
+// cumulative: acknowledging less is allowed and keeps the responses in PSN
+// order. rxe's ack_psn (never a READ's PSN, rxe_resp.c duplicate_request)
+// is the case of a READ last.
+func (s *responder) dupAckPSN(psn roce.PSN) roce.PSN {
+	ack := s.epsn.Add(-1)
+	for i := range s.res {
+		if r := &s.res[i]; r.valid && r.first.Diff(psn) > 0 && r.first.Diff(ack) <= 0 {
+			ack = r.first.Add(-1)
+		}
+	}
+	return ack
 }

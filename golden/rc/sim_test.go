@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/rocesim/cosim/golden/roce"
@@ -198,6 +199,11 @@ func (s *pairSim) step() bool {
 		s.nodes[a.to].Receive(a.f, s.now)
 		s.pool = append(s.pool, a.f)
 	}
+	for _, n := range s.nodes {
+		if len(n.cnps) > 1 {
+			s.checkCNPs(n)
+		}
+	}
 	for side, n := range s.nodes {
 		if s.wireFree[side] <= s.now {
 			if f, ok := n.Poll(s.now, s.buf); ok {
@@ -233,4 +239,31 @@ func (s *pairSim) step() bool {
 func (s *pairSim) run(limit uint64) {
 	for s.now < limit && s.step() {
 	}
+}
+
+// checkCNPs fails the test when a node's CNP queue holds a QP twice (rtl/nic
+// README "Bounded queues": QPS entries suffice).
+func (s *pairSim) checkCNPs(n *Node) {
+	for i, q := range n.cnps {
+		if slices.Contains(n.cnps[i+1:], q) {
+			s.t.Fatalf("cycle %d: the CNP queue holds QP %v twice", s.now, q.cfg.QPN)
+		}
+	}
+}
+
+// checkBounds fails the test when a queue of either node went past its
+// bound at any time of the run (the high-water marks the model keeps),
+// and returns the fullest responder queue relative to its bound.
+func (s *pairSim) checkBounds() (high, bound int) {
+	for _, n := range s.nodes {
+		require.LessOrEqual(s.t, n.cnpHigh, len(n.qps), "CNP queue high-water")
+		for _, q := range n.qps {
+			d := RespDepth(q.cfg.MaxReads)
+			require.LessOrEqual(s.t, q.resp.jobHigh, d, "responder queue of %v", q.cfg.QPN)
+			if bound == 0 || q.resp.jobHigh*bound > high*d {
+				high, bound = q.resp.jobHigh, d
+			}
+		}
+	}
+	return high, bound
 }

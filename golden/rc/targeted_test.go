@@ -129,3 +129,40 @@ func (w *workload) addOne(side, conn int, op Op, size uint32, fill byte) {
 	w.total++
 	w.post()
 }
+
+// The retry cascade of rtl/nic README "Bounded queues", end to end: READs
+// and WRITEs in flight, the first READ response lost. The implied NAK
+// resends them all, and the responder's ACK for each duplicate WRITE
+// stops before the next READ, whose replay follows it (doc.go Responder
+// "PSN behind"). Acknowledging the last accepted PSN instead reaches the
+// requester ahead of that replay: an implied NAK for each later READ, one
+// more retry each with no frame lost.
+func TestTargetedNoRetryCascade(t *testing.T) {
+	s := newPair(t, 1, 1, nil, nil)
+	lost := false
+	s.drop = func(from int, f []byte) bool {
+		var fr roce.Frame
+		require.NoError(t, fr.Decode(f))
+		if !lost && from == 1 && fr.BTH.OpCode == roce.RCReadResponseOnly {
+			lost = true
+			return true
+		}
+		return false
+	}
+	w := newWorkload(t, s, 1, 0, mix{ops: allOps}, rand.New(rand.NewPCG(1, 1)))
+	for i := range 4 {
+		w.addOne(0, 0, OpRead, 100, byte(2*i))
+		w.addOne(0, 0, OpWrite, 100, byte(2*i+1))
+	}
+	w.run(1 << 40)
+	w.checkMemory()
+	require.True(t, lost)
+	var total Counters
+	for _, n := range s.nodes {
+		c := n.Counters()
+		total.add(&c)
+	}
+	require.Equal(t, uint64(1), total[ReqRetryReadGap]+total[ReqRetryNAK]+total[ReqRetryTimeout],
+		"one lost frame, one retry: %v", total.Map())
+	require.Equal(t, uint64(4), total[RespDuplicate], "the go-back-N sends all four WRITEs again")
+}
