@@ -12,6 +12,8 @@ namespace cosim {
 
 namespace {
 
+constexpr size_t kPrefetchAhead = 256;  // bytes ahead of the offered beat
+
 void check_bus(const AxisBus& bus, uint32_t port, const char* role) {
     if (bus.data_width == 0 || bus.data_width % 8 != 0 || bus.data_width > 512) {
         throw std::runtime_error(std::string(role) + ": DATA_WIDTH must be a multiple of 8, at most 512, got " +
@@ -35,7 +37,7 @@ std::string hex(uint64_t v) {
 
 // ---- AxisSource ----
 
-AxisSource::AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t gap_pct)
+AxisSource::AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t gap_pct, BufferPool* pool)
     : tdata_(bus.tdata),
       tkeep_(bus.tkeep),
       tvalid_(bus.tvalid),
@@ -46,7 +48,8 @@ AxisSource::AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_
       lane_bytes_(bus.data_width / 8),
       keep_bits_(bus.data_width / 8),
       gap_pct_(gap_pct),
-      rng_(SplitMix64::stream(seed, 1, port)) {
+      rng_(SplitMix64::stream(seed, 1, port)),
+      pool_(pool) {
     check_bus(bus, port, "AxisSource");
 }
 
@@ -62,6 +65,14 @@ void AxisSource::offer() {
     uint8_t* lanes = tdata_.lanes(port_, lane_bytes_);
     copy_bytes(lanes, f.data.data() + off_, n);
     if (n < lane_bytes_) std::memset(lanes + n, 0, lane_bytes_ - n);
+    // A frame is read a beat a cycle, often long after it was queued (out
+    // of the cache by then): ask for the bytes a few beats ahead, and for
+    // the next frame's first bytes.
+    if (kPrefetchAhead < left) {
+        __builtin_prefetch(f.data.data() + off_ + kPrefetchAhead);
+    } else if (q_.size() > 1) {
+        __builtin_prefetch(q_.at(1).data.data());
+    }
 
     const bool last = n == left;
     const bool user = last && f.bad;
@@ -92,6 +103,7 @@ void AxisSource::taken(uint64_t cycle, std::vector<Accept>& done) {
     const InFrame& f = q_.front();
     if (off_ == f.data.size()) {
         done.push_back(Accept{uint16_t(port_), f.seq, first_cycle_, cycle});
+        if (pool_) pool_->give(std::move(q_.front().data));
         q_.pop_front();
         off_ = 0;
     }
@@ -99,7 +111,7 @@ void AxisSource::taken(uint64_t cycle, std::vector<Accept>& done) {
 
 // ---- AxisSink ----
 
-AxisSink::AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t stall_pct)
+AxisSink::AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t stall_pct, BufferPool* pool)
     : tdata_(bus.tdata),
       tkeep_(bus.tkeep),
       tvalid_(bus.tvalid),
@@ -112,6 +124,7 @@ AxisSink::AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t st
       keep_full_(ones(bus.data_width / 8)),
       stall_pct_(stall_pct),
       rng_(SplitMix64::stream(seed, 2, port)),
+      pool_(pool),
       acc_(4096),
       held_data_(bus.data_width / 8) {
     check_bus(bus, port, "AxisSink");
@@ -153,6 +166,7 @@ void AxisSink::beat(uint64_t cycle, std::vector<OutFrame>& out) {
         f.cycle = first_cycle_;
         f.last_cycle = cycle;
         f.bad = tuser_.bit(port_);
+        if (pool_) f.data = pool_->take();
         f.data.assign(acc_.begin(), acc_.begin() + ptrdiff_t(len_));
         out.push_back(std::move(f));
         started_ = false;

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +54,67 @@ struct InFrame {
     std::vector<uint8_t> data;
 };
 
+// Frame buffers handed back and forth instead of allocated and freed for
+// every frame (a model moves millions of frames; malloc and free showed up
+// in its profile). take() returns an empty vector, with the capacity of one
+// given back earlier when there is one; give() keeps at most kMaxBytes of
+// buffers (the raw mode has tens of thousands of small frames in flight).
+class BufferPool {
+public:
+    static constexpr size_t kMaxBytes = size_t(64) << 20;
+
+    std::vector<uint8_t> take() {
+        if (free_.empty()) return {};
+        std::vector<uint8_t> v = std::move(free_.back());
+        free_.pop_back();
+        bytes_ -= v.capacity();
+        v.clear();
+        return v;
+    }
+    void give(std::vector<uint8_t>&& v) {
+        if (v.capacity() == 0 || bytes_ + v.capacity() > kMaxBytes) return;
+        bytes_ += v.capacity();
+        free_.push_back(std::move(v));
+    }
+
+private:
+    std::vector<std::vector<uint8_t>> free_;
+    size_t bytes_ = 0;  // capacity held in free_
+};
+
+// A FIFO of input frames that keeps its storage (std::deque frees and
+// allocates a block every few frames). Ring of a power-of-two size.
+class FrameQueue {
+public:
+    bool empty() const { return n_ == 0; }
+    size_t size() const { return n_; }
+    InFrame& front() { return buf_[head_]; }
+    const InFrame& front() const { return buf_[head_]; }
+    const InFrame& at(size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }  // i < size()
+    void push_back(InFrame&& f) {
+        if (n_ == buf_.size()) grow();
+        buf_[(head_ + n_) & (buf_.size() - 1)] = std::move(f);
+        ++n_;
+    }
+    void pop_front() {
+        buf_[head_] = InFrame{};  // releases whatever the frame still holds
+        head_ = (head_ + 1) & (buf_.size() - 1);
+        --n_;
+    }
+
+private:
+    void grow() {
+        std::vector<InFrame> b(buf_.empty() ? 16 : 2 * buf_.size());
+        for (size_t i = 0; i < n_; ++i) b[i] = std::move(buf_[(head_ + i) & (buf_.size() - 1)]);
+        buf_ = std::move(b);
+        head_ = 0;
+    }
+
+    std::vector<InFrame> buf_;
+    size_t head_ = 0;
+    size_t n_ = 0;
+};
+
 // An input frame the DUT has taken completely.
 struct Accept {
     uint16_t port = 0;
@@ -76,10 +136,11 @@ struct OutFrame {
 // AxisSource feeds queued frames into input port `port`, one beat per cycle
 // when the DUT is ready. A frame's first beat is offered no earlier than its
 // stamp; with gap_pct > 0 each new beat is held back a cycle with that
-// probability (tvalid low), but a beat once offered stays until taken.
+// probability (tvalid low), but a beat once offered stays until taken. A
+// frame's buffer goes to `pool` (if any) once the frame is taken.
 class AxisSource {
 public:
-    AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t gap_pct);
+    AxisSource(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t gap_pct, BufferPool* pool = nullptr);
 
     // Queues a frame (at least one byte). Frames go out in push order.
     void push(InFrame f);
@@ -118,8 +179,9 @@ private:
     uint32_t keep_bits_;   // tkeep bits per port
     uint32_t gap_pct_;
     SplitMix64 rng_;
+    BufferPool* pool_;
 
-    std::deque<InFrame> q_;
+    FrameQueue q_;
     size_t off_ = 0;           // bytes of q_.front() already taken
     uint32_t beat_bytes_ = 0;  // bytes in the offered beat
     bool offered_ = false;     // a beat is on the bus, not yet taken
@@ -132,12 +194,13 @@ private:
     bool user_on_ = false;
 };
 
-// AxisSink takes beats from output port `port` and assembles frames. With
-// stall_pct > 0 it holds tready low on that share of cycles. Any breach of
-// the AXI-Stream rules throws ModelError naming the port, cycle and rule.
+// AxisSink takes beats from output port `port` and assembles frames (their
+// buffers from `pool`, if any). With stall_pct > 0 it holds tready low on
+// that share of cycles. Any breach of the AXI-Stream rules throws ModelError
+// naming the port, cycle and rule.
 class AxisSink {
 public:
-    AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t stall_pct);
+    AxisSink(const AxisBus& bus, uint32_t port, uint64_t seed, uint32_t stall_pct, BufferPool* pool = nullptr);
 
     void drive(uint64_t /*cycle*/) {
         const bool r = stall_pct_ == 0 || !rng_.chance(stall_pct_);
@@ -174,6 +237,7 @@ private:
     uint64_t keep_full_;
     uint32_t stall_pct_;
     SplitMix64 rng_;
+    BufferPool* pool_;
 
     bool ready_ = false;  // what tready holds now
     bool started_ = false;

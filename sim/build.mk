@@ -19,8 +19,11 @@ SIM_DIR        ?= sim
 SIM_MODELS_DIR ?= $(BUILD)/models
 SIM_RAW_FRAMES ?= 200000
 
-# No --threads: on two cores it made a small model 45x slower. Tracing is
-# compiled in (--trace-fst) and opened only on request.
+# No --threads: on two cores it made a small model 45x slower (switch4_512
+# 3x slower). Tracing is compiled in (--trace-fst) and opened only on
+# request; unopened it costs a few stores per eval. -O3 (which inlines every
+# module) gains nothing over the default once the switch inlines its egress
+# itself, nor does OPT_FAST=-O3.
 SIM_VFLAGS := --cc --exe --build -Wall --assert -x-assign fast --trace-fst \
               -MAKEFLAGS OPT_FAST=-O2 -j 2 -Irtl/common
 # hooks.cpp replaces Verilator's $finish/$stop/fatal handlers.

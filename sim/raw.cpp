@@ -72,6 +72,7 @@ int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make) {
                     InFrame f;
                     f.stamp = sim.now();
                     f.seq = uint32_t(sent[p]);
+                    f.data = sim.frame_buffer();
                     f.data.assign(payloads.begin(p, sent[p]), payloads.end(p, sent[p]));
                     sim.push_frame(p, std::move(f));
                     ++sent[p];
@@ -100,7 +101,7 @@ int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make) {
                 bytes_out += f.data.size();
             }
             sim.accepts.clear();
-            sim.frames.clear();
+            sim.recycle_frames();
             if (all_sent && !sim.busy()) break;
             if (sim.now() - last_progress > kStuckCycles) {
                 std::fprintf(stderr, "%s: no frame moved for %" PRIu64 " cycles (cycle %" PRIu64 ")\n",

@@ -252,6 +252,7 @@ void Session::frame(const MsgHeader& h) {
     in.stamp = h.cycle;
     in.seq = f.seq;
     in.bad = (h.flags & kFrameBad) != 0;
+    in.data = model_.sim().frame_buffer();
     in.data.assign(body_.begin() + sizeof f, body_.end());
     model_.sim().push_frame(f.port, std::move(in));
 }
@@ -338,7 +339,7 @@ void Session::run_window(const MsgHeader& h) {
     reply_.send(conn_);
 
     sim.accepts.clear();
-    sim.frames.clear();
+    sim.recycle_frames();
     sim.csr_results.clear();
     mem_reply_.clear();
 }

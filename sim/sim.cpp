@@ -25,9 +25,9 @@ Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing, 
 
     const Ports& p = dut.ports;
     sources_.reserve(p.in.ports);
-    for (uint32_t i = 0; i < p.in.ports; ++i) sources_.emplace_back(p.in, i, bp.seed, bp.src_gap_pct);
+    for (uint32_t i = 0; i < p.in.ports; ++i) sources_.emplace_back(p.in, i, bp.seed, bp.src_gap_pct, &pool_);
     sinks_.reserve(p.out.ports);
-    for (uint32_t i = 0; i < p.out.ports; ++i) sinks_.emplace_back(p.out, i, bp.seed, bp.sink_stall_pct);
+    for (uint32_t i = 0; i < p.out.ports; ++i) sinks_.emplace_back(p.out, i, bp.seed, bp.sink_stall_pct, &pool_);
 }
 
 void Sim::finished() {
@@ -94,6 +94,11 @@ void Sim::run_until(uint64_t end) {
     } catch (const RtlStop& e) {
         throw ModelError(std::string(e.what()) + ", in cycle " + std::to_string(now_));
     }
+}
+
+void Sim::recycle_frames() {
+    for (OutFrame& f : frames) pool_.give(std::move(f.data));
+    frames.clear();
 }
 
 size_t Sim::frames_queued() const {

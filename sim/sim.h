@@ -99,6 +99,12 @@ public:
 
     // Queues an input frame on port (< in_ports()).
     void push_frame(uint32_t port, InFrame f) { sources_[port].push(std::move(f)); }
+    // An empty buffer for an input frame's data, recycled when there is one
+    // (the frames taken by the DUT and those given back by recycle_frames()).
+    std::vector<uint8_t> frame_buffer() { return pool_.take(); }
+    // Clears `frames`, keeping their buffers for frame_buffer() and for the
+    // next output frames.
+    void recycle_frames();
     // Queues a CSR access (has_csr() must hold).
     void push_csr(const CsrOp& op) { csr_.push(op); }
 
@@ -131,6 +137,7 @@ private:
     bool tracing_;
     uint64_t half_period_;  // in the context's time precision
     uint64_t now_ = 0;
+    BufferPool pool_;  // before the adapters, which hold its address
     std::vector<AxisSource> sources_;
     std::vector<AxisSink> sinks_;
     CsrMaster csr_;

@@ -8,9 +8,9 @@
 // cycle by cycle, is rtl/switch/README.md.
 //
 //   s_axis[i] --> switch_ingress[i] --wr--> switch_buffer --rd--> switch_egress[e] --> m_axis[e]
-//                      | dec_* (D = L+1)                              ^   ^   ^
-//                      v                                              |   |   |
-//                 switch_decide  --enq_* (copies), pause loads--------+   |   |
+//       |              | dec_* (D = L+1)                              ^   ^   ^
+//       | header beats v                                              |   |   |
+//       +-------> switch_decide  --enq_* (copies), pause loads--------+   |   |
 //                   |      ^  ^                                           |   |
 //   switch_mac_table+      |  +-- done_* (last beat of a copy) -----------+   |
 //                          ic --> switch_pfc_ctl --PFC frames to send---------+
@@ -74,6 +74,26 @@
 //     waits; the state persists across CTRL.sched changes.
 //   - idle also needs every transmitter idle (a PFC frame leaving holds no
 //     slot).
+//   - csr_rdata holds the last read's answer while csr_rvalid is low.
+//
+// Simulation speed: this RTL is shaped for Verilator 5, which evaluates
+// every combinational block at every clock edge, and those that depend on
+// a top-level input (m_axis_tready above all) at every eval. So:
+//   - state is updated in always_ff blocks, in the cycles something
+//     happens, from block-local copies written back once; combinational
+//     blocks are small, or do their work only for a frame being decided;
+//   - state is packed, each register read before its nonblocking write
+//     (the model then writes it in place: a nonblocking write to an
+//     unpacked array, or to a register read after it, costs a shadow copy
+//     and bookkeeping in every cycle); the frame buffer is the exception;
+//   - no wide signal leaves a per-port instance (its copy into the parent's
+//     array would be made at every edge): the header beats go from s_axis
+//     to switch_decide, the buffer registers the beats the egress reads;
+//   - switch_egress is inlined, so its logic on m_axis_tready is evaluated
+//     with the rest.
+// A change made for speed must keep the behaviour cycle for cycle: the
+// TestSwitch* tests (harness/engine, cosim) check it against the golden
+// model.
 //
 // The buffer (switch_buffer) is modelled as one array written by every
 // ingress and read by every egress in the same cycle: this RTL is for
@@ -134,6 +154,7 @@ module eth_switch #(
     localparam int PORT_W     = $clog2(PORTS);
     localparam int LEN_W      = 16;
     localparam int HDR_BYTES  = 48;
+    localparam int HDR_BEATS  = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 
     initial begin
         if (PORTS < 2 || PORTS > 16) begin
@@ -207,12 +228,11 @@ module eth_switch #(
 
     logic [PORTS-1:0]                   wr_en;
     logic [PORTS-1:0][ADDR_W-1:0]       wr_addr;
-    logic [PORTS-1:0][DATA_WIDTH-1:0]   wr_data;
     logic [PORTS-1:0]                   dec_valid;
     logic [PORTS-1:0][31:0]             dec_len;
     logic [PORTS-1:0]                   dec_bad;
     logic [PORTS-1:0][SLOT_W-1:0]       dec_slot;
-    logic [PORTS-1:0][HDR_BYTES*8-1:0]  dec_hdr;
+    logic [PORTS-1:0][HDR_BEATS-1:0]    hdr_sel;
     logic [PORTS-1:0]                   land_swap;
     logic [PORTS-1:0][SLOT_W-1:0]       land_new;
     logic [PORTS-1:0]                   ing_busy;
@@ -222,6 +242,7 @@ module eth_switch #(
             .DATA_WIDTH(DATA_WIDTH),
             .KEEP_WIDTH(KEEP_WIDTH),
             .HDR_BYTES (HDR_BYTES),
+            .HDR_BEATS (HDR_BEATS),
             .SLOT_W    (SLOT_W),
             .BEAT_W    (BEAT_W),
             .SLOT_BEATS(SLOT_BEATS),
@@ -230,7 +251,6 @@ module eth_switch #(
         ) u_ingress (
             .clk          (clk),
             .rst          (rst),
-            .s_axis_tdata (s_axis_tdata[i*DATA_WIDTH +: DATA_WIDTH]),
             .s_axis_tkeep (s_axis_tkeep[i*KEEP_WIDTH +: KEEP_WIDTH]),
             .s_axis_tvalid(s_axis_tvalid[i]),
             .s_axis_tready(s_axis_tready[i]),
@@ -238,12 +258,11 @@ module eth_switch #(
             .s_axis_tuser (s_axis_tuser[i]),
             .wr_en        (wr_en[i]),
             .wr_addr      (wr_addr[i]),
-            .wr_data      (wr_data[i]),
             .dec_valid    (dec_valid[i]),
             .dec_len      (dec_len[i]),
             .dec_bad      (dec_bad[i]),
             .dec_slot     (dec_slot[i]),
-            .dec_hdr      (dec_hdr[i]),
+            .hdr_sel      (hdr_sel[i]),
             .land_swap    (land_swap[i]),
             .land_new     (land_new[i]),
             .busy         (ing_busy[i])
@@ -252,6 +271,7 @@ module eth_switch #(
 
     // ---- buffer ----
 
+    logic [PORTS-1:0]                   rd_en;
     logic [PORTS-1:0][ADDR_W-1:0]       rd_addr;
     logic [PORTS-1:0][DATA_WIDTH-1:0]   rd_data;
 
@@ -265,13 +285,15 @@ module eth_switch #(
         .clk    (clk),
         .wr_en  (wr_en),
         .wr_addr(wr_addr),
-        .wr_data(wr_data),
+        .wr_data(s_axis_tdata),
+        .rd_en  (rd_en),
         .rd_addr(rd_addr),
         .rd_data(rd_data)
     );
 
     // ---- MAC table ----
 
+    logic [PORTS-1:0]              lookup_valid;
     logic [PORTS-1:0][47:0]        lookup_mac;
     logic [PORTS-1:0]              lookup_hit;
     logic [PORTS-1:0][PORT_W-1:0]  lookup_port;
@@ -287,6 +309,7 @@ module eth_switch #(
         .rst        (rst),
         .cycle      (cycle_q),
         .age_cycles (cfg_age),
+        .lookup_valid(lookup_valid),
         .lookup_mac (lookup_mac),
         .lookup_hit (lookup_hit),
         .lookup_port(lookup_port),
@@ -304,14 +327,21 @@ module eth_switch #(
     logic [PORTS-1:0]                     enq_tagged;
     logic [PORTS-1:0][7:0]                enq_tos;
     logic [PORTS-1:0][15:0]               enq_csum;
+    logic [PORTS-1:0][PORTS-1:0]          tail_drop;
     logic [PORTS-1:0][QUEUES-1:0]         pause_load;
-    logic [PORTS-1:0][QUEUES-1:0][31:0]   pause_time;
+    logic [PORTS-1:0][QUEUES-1:0][15:0]   pause_quanta;
     logic [PORTS-1:0]                     done_valid;
     logic [PORTS-1:0][SLOT_W-1:0]         done_slot;
     logic [PORTS-1:0][2:0]                done_prio;
     logic [PORTS-1:0][LEN_W-1:0]          done_len;
-    logic [31:0]                          ic_next [PORTS][QUEUES];
-    logic [31:0]                          dec_cnt_add [PORTS][32];
+    logic [PORTS-1:0][QUEUES-1:0][31:0]   ic;
+    logic [PORTS-1:0]                     ic_add;
+    logic [PORTS-1:0]                     ic_sub;
+    logic [PORTS-1:0][PORT_W-1:0]         ic_sub_port;
+    logic [PORTS-1:0][2:0]                ic_sub_prio;
+    logic [PORTS-1:0][LEN_W-1:0]          ic_sub_len;
+    logic [PORTS-1:0]                     rx_ev;
+    logic [PORTS-1:0][3:0]                rx_ev_num;
     logic                                 dec_busy;
 
     switch_decide #(
@@ -323,6 +353,7 @@ module eth_switch #(
         .NSLOT     (NSLOT),
         .BUF_BYTES (BUF_BYTES),
         .HDR_BYTES (HDR_BYTES),
+        .HDR_BEATS (HDR_BEATS),
         .SLOT_W    (SLOT_W),
         .PORT_W    (PORT_W),
         .LEN_W     (LEN_W)
@@ -333,9 +364,11 @@ module eth_switch #(
         .dec_len     (dec_len),
         .dec_bad     (dec_bad),
         .dec_slot    (dec_slot),
-        .dec_hdr     (dec_hdr),
+        .s_axis_tdata(s_axis_tdata),
+        .hdr_sel     (hdr_sel),
         .ctrl_ecn    (ctrl_ecn),
         .ctrl_pfc_rx (ctrl_pfc_rx),
+        .ctrl_pfc_tx (ctrl_pfc_tx),
         .mtu         (cfg_mtu),
         .default_prio(cfg_default_prio),
         .dscp_map    (cfg_dscp_map),
@@ -346,6 +379,7 @@ module eth_switch #(
         .red_lfsr_we (red_lfsr_we),
         .red_lfsr_wdata(red_lfsr_wdata),
         .red_lfsr    (red_lfsr),
+        .lookup_valid(lookup_valid),
         .lookup_mac  (lookup_mac),
         .lookup_hit  (lookup_hit),
         .lookup_port (lookup_port),
@@ -361,14 +395,21 @@ module eth_switch #(
         .enq_tagged  (enq_tagged),
         .enq_tos     (enq_tos),
         .enq_csum    (enq_csum),
+        .tail_drop   (tail_drop),
         .pause_load  (pause_load),
-        .pause_time  (pause_time),
+        .pause_quanta(pause_quanta),
         .done_valid  (done_valid),
         .done_slot   (done_slot),
         .done_prio   (done_prio),
         .done_len    (done_len),
-        .ic_next     (ic_next),
-        .cnt_add     (dec_cnt_add),
+        .ic          (ic),
+        .ic_add      (ic_add),
+        .ic_sub      (ic_sub),
+        .ic_sub_port (ic_sub_port),
+        .ic_sub_prio (ic_sub_prio),
+        .ic_sub_len  (ic_sub_len),
+        .rx_ev       (rx_ev),
+        .rx_ev_num   (rx_ev_num),
         .busy        (dec_busy)
     );
 
@@ -379,7 +420,9 @@ module eth_switch #(
 
     switch_pfc_ctl #(
         .PORTS (PORTS),
-        .QUEUES(QUEUES)
+        .QUEUES(QUEUES),
+        .PORT_W(PORT_W),
+        .LEN_W (LEN_W)
     ) u_pfc_ctl (
         .clk           (clk),
         .rst           (rst),
@@ -388,7 +431,14 @@ module eth_switch #(
         .xoff_bytes    (cfg_pfc_xoff),
         .xon_bytes     (cfg_pfc_xon),
         .refresh_cycles(cfg_pfc_refresh),
-        .ic            (ic_next),
+        .ic            (ic),
+        .add           (ic_add),
+        .add_prio      (enq_prio),
+        .add_len       (enq_len),
+        .sub           (ic_sub),
+        .sub_port      (ic_sub_port),
+        .sub_prio      (ic_sub_prio),
+        .sub_len       (ic_sub_len),
         .push          (pfc_push),
         .push_xoff     (pfc_xoff)
     );
@@ -426,9 +476,10 @@ module eth_switch #(
             .enq_tos      (enq_tos),
             .enq_csum     (enq_csum),
             .pause_load   (pause_load[e]),
-            .pause_time   (pause_time[e]),
+            .pause_quanta (pause_quanta[e]),
             .pfc_push     (pfc_push[e]),
             .pfc_xoff     (pfc_xoff[e]),
+            .rd_en        (rd_en[e]),
             .rd_addr      (rd_addr[e]),
             .rd_data      (rd_data[e]),
             .m_axis_tdata (m_axis_tdata[e*DATA_WIDTH +: DATA_WIDTH]),
@@ -486,7 +537,13 @@ module eth_switch #(
         .red_lfsr_we (red_lfsr_we),
         .red_lfsr_wdata(red_lfsr_wdata),
         .red_lfsr    (red_lfsr),
-        .cnt_add     (dec_cnt_add),
+        .rx_valid    (dec_valid),
+        .rx_len      (dec_len),
+        .rx_ev       (rx_ev),
+        .rx_ev_num   (rx_ev_num),
+        .tail_drop   (tail_drop),
+        .ecn_mark    (enq_mark),
+        .frame_prio  (enq_prio),
         .tx_done     (tx_done),
         .tx_pfc      (tx_pfc),
         .tx_len      (tx_len)

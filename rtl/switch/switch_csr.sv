@@ -25,14 +25,24 @@
 //   Read latency 1: csr_re in cycle t, csr_rvalid and csr_rdata in t+1.
 //   The value is the register as it was during cycle t: counters include
 //   every event up to the end of cycle t-1, not those of cycle t.
-//   Counters are 32 bits and wrap; cnt_add holds the increments of the
-//   cycle, added at its end, with those of tx_* (a frame's last beat taken:
-//   tx_frames, tx_bytes, tx_pfc).
+//   Counters are 32 bits and wrap; the events of the cycle are added at
+//   its end: rx_* (a frame decided: rx_frames, rx_bytes and the drop or
+//   MAC control counter rx_ev_num), tail_drop and ecn_mark (per egress and
+//   ingress port, counted on the egress at the frame's priority) and tx_*
+//   (a frame's last beat taken: tx_frames, tx_bytes, tx_pfc).
 //   Read-back: only the bits a register has (CTRL [4:0], DEFAULT_PRIO
 //   [2:0], PFC_QUANTA, SWITCH_MAC_HI and RED_LFSR [15:0], ECN_PMAX [7:0],
 //   DSCP_MAP bits 4j+2..4j);
 //   the others read 0. Unmapped addresses, ports >= PORTS and counters
 //   12..15 read 0 and ignore writes; writes to ID and SHAPE are ignored.
+//
+// csr_rdata changes only in the cycle after a read (csr_re): it holds the
+// last answer while csr_rvalid is low.
+//
+// Simulation speed: registers and counters change only in the always_ff,
+// only in a cycle with a write or an event, so Verilator does no work for
+// them in a quiet cycle; the counters are an unpacked array (a variable
+// index is a plain array access).
 //
 // Reset (synchronous, active high): every register to its reset value
 // (README, CSR map) and every counter to 0.
@@ -82,8 +92,14 @@ module switch_csr #(
     output logic      [15:0]                       red_lfsr_wdata,
     input  wire logic [15:0]                       red_lfsr,
 
-    // counter increments of this cycle, [port][counter]
-    input  wire logic [31:0]                       cnt_add [PORTS][32],
+    // counter events of this cycle (switch_decide, switch_egress)
+    input  wire logic [PORTS-1:0]                  rx_valid,
+    input  wire logic [PORTS-1:0][31:0]            rx_len,
+    input  wire logic [PORTS-1:0]                  rx_ev,
+    input  wire logic [PORTS-1:0][3:0]             rx_ev_num,
+    input  wire logic [PORTS-1:0][PORTS-1:0]       tail_drop,
+    input  wire logic [PORTS-1:0][PORTS-1:0]       ecn_mark,
+    input  wire logic [PORTS-1:0][2:0]             frame_prio,
     input  wire logic [PORTS-1:0]                  tx_done,
     input  wire logic [PORTS-1:0]                  tx_pfc,
     input  wire logic [PORTS-1:0][LEN_W-1:0]       tx_len
@@ -95,10 +111,6 @@ module switch_csr #(
     localparam logic [31:0] CNT_EXISTS = 32'hFFFF_0FFF;
     localparam logic [31:0] DSCP_BITS  = 32'h7777_7777;
     localparam int          PORT_W     = (PORTS > 1) ? $clog2(PORTS) : 1;
-    // the counters tx_* adds to
-    localparam int          CNT_TX_FRAMES = 2;
-    localparam int          CNT_TX_BYTES  = 3;
-    localparam int          CNT_TX_PFC    = 11;
 
     initial begin
         if (PORTS < 1 || PORTS > 16 || QUEUES != 8 || DATA_WIDTH / 8 > 255) begin
@@ -107,116 +119,66 @@ module switch_csr #(
         end
     end
 
-    logic [4:0]               ctrl_q, ctrl_d;
-    logic [31:0]              mtu_q, mtu_d;
-    logic [31:0]              age_q, age_d;
-    logic [2:0]               dprio_q, dprio_d;
-    logic [31:0]              xoff_q, xoff_d;
-    logic [31:0]              xon_q, xon_d;
-    logic [15:0]              quanta_q, quanta_d;
-    logic [31:0]              refresh_q, refresh_d;
-    logic [31:0]              mac_lo_q, mac_lo_d;
-    logic [15:0]              mac_hi_q, mac_hi_d;
-    logic [7:0][31:0]         dscp_q, dscp_d;
-    logic [QUEUES-1:0][31:0]  ecn_k_q, ecn_k_d;
-    logic [QUEUES-1:0][31:0]  quantum_q, quantum_d;
-    logic [QUEUES-1:0][31:0]  kmax_q, kmax_d;
-    logic [QUEUES-1:0][7:0]   pmax_q, pmax_d;
-    logic [PORTS-1:0][31:0][31:0] cnt_q;
-    logic                     cnt_we;
-    logic [31:0]              rdata_d;
+    logic [4:0]               ctrl_q;
+    logic [31:0]              mtu_q;
+    logic [31:0]              age_q;
+    logic [2:0]               dprio_q;
+    logic [31:0]              xoff_q;
+    logic [31:0]              xon_q;
+    logic [15:0]              quanta_q;
+    logic [31:0]              refresh_q;
+    logic [31:0]              mac_lo_q;
+    logic [15:0]              mac_hi_q;
+    logic [7:0][31:0]         dscp_q;
+    logic [QUEUES-1:0][31:0]  ecn_k_q;
+    logic [QUEUES-1:0][31:0]  quantum_q;
+    logic [QUEUES-1:0][31:0]  kmax_q;
+    logic [QUEUES-1:0][7:0]   pmax_q;
+    // a read's answer: the register (0 for a counter address) ORed with
+    // the counter of the port that was read (the others answer 0)
+    logic [31:0]              reg_rd_q;
+    logic [PORTS-1:0][31:0]   cnt_rd;
 
     // address decode
-    logic       a_cnt;
+    logic       a_cnt;      // a counter address (port < PORTS, n < 32)
     logic [3:0] a_port;
     logic [5:0] a_num;
     logic [2:0] a_idx;
 
     always_comb begin
-        a_cnt  = (csr_addr[15:12] == 4'h1);
         a_port = csr_addr[11:8];
         a_num  = csr_addr[7:2];
         a_idx  = csr_addr[4:2];
-    end
-
-    always_comb begin
-        ctrl_d    = ctrl_q;
-        mtu_d     = mtu_q;
-        age_d     = age_q;
-        dprio_d   = dprio_q;
-        xoff_d    = xoff_q;
-        xon_d     = xon_q;
-        quanta_d  = quanta_q;
-        refresh_d = refresh_q;
-        mac_lo_d  = mac_lo_q;
-        mac_hi_d  = mac_hi_q;
-        dscp_d    = dscp_q;
-        ecn_k_d   = ecn_k_q;
-        quantum_d = quantum_q;
-        kmax_d    = kmax_q;
-        pmax_d    = pmax_q;
-        red_lfsr_we    = 1'b0;
+        a_cnt  = (csr_addr[15:12] == 4'h1) && a_port < 4'(PORTS) && a_num < 6'd32 && csr_addr[1:0] == 2'b00;
+        // the RED_LFSR state lives in switch_decide
+        red_lfsr_we    = csr_we && csr_addr == 16'h0038;
         red_lfsr_wdata = (csr_wdata[15:0] == 16'd0) ? 16'd1 : csr_wdata[15:0];
-
-        // counters are written by the always_ff below (cnt_we: a CSR write
-        // that wins over the increments of its cycle)
-        cnt_we    = 1'b0;
-
-        if (csr_we) begin
-            unique casez (csr_addr)
-                16'h0010: ctrl_d    = csr_wdata[4:0];
-                16'h0014: mtu_d     = csr_wdata;
-                16'h0018: age_d     = csr_wdata;
-                16'h001C: dprio_d   = csr_wdata[2:0];
-                16'h0020: xoff_d    = csr_wdata;
-                16'h0024: xon_d     = csr_wdata;
-                16'h0028: quanta_d  = csr_wdata[15:0];
-                16'h002C: refresh_d = csr_wdata;
-                16'h0030: mac_lo_d  = csr_wdata;
-                16'h0034: mac_hi_d  = csr_wdata[15:0];
-                16'h0038: red_lfsr_we = 1'b1;
-                16'b0000_0000_010?_??00: dscp_d[a_idx]    = csr_wdata & DSCP_BITS;
-                16'b0000_0000_100?_??00: ecn_k_d[a_idx]   = csr_wdata;
-                16'b0000_0000_110?_??00: quantum_d[a_idx] = csr_wdata;
-                16'b0000_0001_000?_??00: kmax_d[a_idx]    = csr_wdata;
-                16'b0000_0001_010?_??00: pmax_d[a_idx]    = csr_wdata[7:0];
-                default: ;
-            endcase
-            if (a_cnt && a_port < 4'(PORTS) && a_num < 6'd32 && CNT_EXISTS[a_num[4:0]] &&
-                csr_addr[1:0] == 2'b00) begin
-                cnt_we = 1'b1;
-            end
-        end
-
-        rdata_d = 32'd0;
-        unique casez (csr_addr)
-            16'h0000: rdata_d = ID_VALUE;
-            16'h0004: rdata_d = SHAPE;
-            16'h0010: rdata_d = {27'd0, ctrl_q};
-            16'h0014: rdata_d = mtu_q;
-            16'h0018: rdata_d = age_q;
-            16'h001C: rdata_d = {29'd0, dprio_q};
-            16'h0020: rdata_d = xoff_q;
-            16'h0024: rdata_d = xon_q;
-            16'h0028: rdata_d = {16'd0, quanta_q};
-            16'h002C: rdata_d = refresh_q;
-            16'h0030: rdata_d = mac_lo_q;
-            16'h0034: rdata_d = {16'd0, mac_hi_q};
-            16'h0038: rdata_d = {16'd0, red_lfsr};
-            16'b0000_0000_010?_??00: rdata_d = dscp_q[a_idx];
-            16'b0000_0000_100?_??00: rdata_d = ecn_k_q[a_idx];
-            16'b0000_0000_110?_??00: rdata_d = quantum_q[a_idx];
-            16'b0000_0001_000?_??00: rdata_d = kmax_q[a_idx];
-            16'b0000_0001_010?_??00: rdata_d = {24'd0, pmax_q[a_idx]};
-            default: rdata_d = 32'd0;
-        endcase
-        if (a_cnt && a_port < 4'(PORTS) && a_num < 6'd32 && csr_addr[1:0] == 2'b00) begin
-            rdata_d = cnt_q[a_port[PORT_W-1:0]][a_num[4:0]];
-        end
     end
 
     always_ff @(posedge clk) begin
-        csr_rdata <= rdata_d;
+        if (csr_re) begin
+            unique casez (csr_addr)
+                16'h0000: reg_rd_q <= ID_VALUE;
+                16'h0004: reg_rd_q <= SHAPE;
+                16'h0010: reg_rd_q <= {27'd0, ctrl_q};
+                16'h0014: reg_rd_q <= mtu_q;
+                16'h0018: reg_rd_q <= age_q;
+                16'h001C: reg_rd_q <= {29'd0, dprio_q};
+                16'h0020: reg_rd_q <= xoff_q;
+                16'h0024: reg_rd_q <= xon_q;
+                16'h0028: reg_rd_q <= {16'd0, quanta_q};
+                16'h002C: reg_rd_q <= refresh_q;
+                16'h0030: reg_rd_q <= mac_lo_q;
+                16'h0034: reg_rd_q <= {16'd0, mac_hi_q};
+                16'h0038: reg_rd_q <= {16'd0, red_lfsr};
+                16'b0000_0000_010?_??00: reg_rd_q <= dscp_q[a_idx];
+                16'b0000_0000_100?_??00: reg_rd_q <= ecn_k_q[a_idx];
+                16'b0000_0000_110?_??00: reg_rd_q <= quantum_q[a_idx];
+                16'b0000_0001_000?_??00: reg_rd_q <= kmax_q[a_idx];
+                16'b0000_0001_010?_??00: reg_rd_q <= {24'd0, pmax_q[a_idx]};
+                default: reg_rd_q <= 32'd0;
+            endcase
+        end
         if (rst) begin
             csr_rvalid <= 1'b0;
             ctrl_q     <= 5'd0;
@@ -230,47 +192,159 @@ module switch_csr #(
             mac_lo_q   <= 32'd0;
             mac_hi_q   <= 16'd0;
             dscp_q     <= '0;
-            for (int p = 0; p < QUEUES; p++) begin
-                ecn_k_q[p]   <= 32'd4096;
-                quantum_q[p] <= 32'(MTU_MAX);
-                kmax_q[p]    <= 32'd16384;
-                pmax_q[p]    <= 8'd26;
+            for (int q = 0; q < QUEUES; q++) begin
+                ecn_k_q[q]   <= 32'd4096;
+                quantum_q[q] <= 32'(MTU_MAX);
+                kmax_q[q]    <= 32'd16384;
+                pmax_q[q]    <= 8'd26;
             end
-            cnt_q      <= '0;
         end else begin
             csr_rvalid <= csr_re;
-            ctrl_q     <= ctrl_d;
-            mtu_q      <= mtu_d;
-            age_q      <= age_d;
-            dprio_q    <= dprio_d;
-            xoff_q     <= xoff_d;
-            xon_q      <= xon_d;
-            quanta_q   <= quanta_d;
-            refresh_q  <= refresh_d;
-            mac_lo_q   <= mac_lo_d;
-            mac_hi_q   <= mac_hi_d;
-            dscp_q     <= dscp_d;
-            ecn_k_q    <= ecn_k_d;
-            quantum_q  <= quantum_d;
-            kmax_q     <= kmax_d;
-            pmax_q     <= pmax_d;
-            for (int i = 0; i < PORTS; i++) begin
-                for (int n = 0; n < 32; n++) begin
-                    if (!CNT_EXISTS[n]) begin
-                        cnt_q[i][n] <= 32'd0;
-                    end else if (cnt_we && a_port[PORT_W-1:0] == PORT_W'(i) && a_num[4:0] == 5'(n)) begin
-                        cnt_q[i][n] <= csr_wdata;
-                    end else if (n == CNT_TX_FRAMES) begin
-                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + {31'd0, tx_done[i]};
-                    end else if (n == CNT_TX_BYTES) begin
-                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + (tx_done[i] ? 32'(tx_len[i]) : 32'd0);
-                    end else if (n == CNT_TX_PFC) begin
-                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n] + {31'd0, tx_pfc[i]};
-                    end else begin
-                        cnt_q[i][n] <= cnt_q[i][n] + cnt_add[i][n];
+
+            if (csr_we) begin
+                unique casez (csr_addr)
+                    16'h0010: ctrl_q    <= csr_wdata[4:0];
+                    16'h0014: mtu_q     <= csr_wdata;
+                    16'h0018: age_q     <= csr_wdata;
+                    16'h001C: dprio_q   <= csr_wdata[2:0];
+                    16'h0020: xoff_q    <= csr_wdata;
+                    16'h0024: xon_q     <= csr_wdata;
+                    16'h0028: quanta_q  <= csr_wdata[15:0];
+                    16'h002C: refresh_q <= csr_wdata;
+                    16'h0030: mac_lo_q  <= csr_wdata;
+                    16'h0034: mac_hi_q  <= csr_wdata[15:0];
+                    16'b0000_0000_010?_??00: dscp_q[a_idx]    <= csr_wdata & DSCP_BITS;
+                    16'b0000_0000_100?_??00: ecn_k_q[a_idx]   <= csr_wdata;
+                    16'b0000_0000_110?_??00: quantum_q[a_idx] <= csr_wdata;
+                    16'b0000_0001_000?_??00: kmax_q[a_idx]    <= csr_wdata;
+                    16'b0000_0001_010?_??00: pmax_q[a_idx]    <= csr_wdata[7:0];
+                    default: ;
+                endcase
+            end
+        end
+    end
+
+    // Counters of port i, one block per port (a loop over the ports would
+    // be too big for Verilator to unroll), each group of counters a packed
+    // register updated through a block-local copy in the cycles it counts:
+    // the events of the cycle, then a CSR write, which wins (the later
+    // nonblocking assignment).
+    for (genvar i = 0; i < PORTS; i++) begin : g_cnt
+        logic [31:0]      rxf_q;    // 0 rx_frames
+        logic [31:0]      rxb_q;    // 1 rx_bytes
+        logic [31:0]      txf_q;    // 2 tx_frames
+        logic [31:0]      txb_q;    // 3 tx_bytes
+        logic [6:0][31:0] rxe_q;    // 4..10: drops, rx_pfc, rx_mac_control
+        logic [31:0]      txp_q;    // 11 tx_pfc
+        logic [7:0][31:0] tail_q;   // 16+p drop_tail[p]
+        logic [7:0][31:0] mark_q;   // 24+p ecn_marked[p]
+        logic [31:0]      rd_q;
+
+        always_ff @(posedge clk) begin
+            logic [6:0][31:0] e;
+            logic [7:0][31:0] t;
+            logic [4:0]       n;
+
+            n = a_num[4:0];
+            if (csr_re) begin
+                rd_q <= 32'd0;
+                if (a_cnt && a_port[PORT_W-1:0] == PORT_W'(i)) begin
+                    if (n == 5'd0) begin
+                        rd_q <= rxf_q;
+                    end else if (n == 5'd1) begin
+                        rd_q <= rxb_q;
+                    end else if (n == 5'd2) begin
+                        rd_q <= txf_q;
+                    end else if (n == 5'd3) begin
+                        rd_q <= txb_q;
+                    end else if (n >= 5'd4 && n <= 5'd10) begin
+                        rd_q <= rxe_q[3'(n - 5'd4)];
+                    end else if (n == 5'd11) begin
+                        rd_q <= txp_q;
+                    end else if (n >= 5'd16 && n <= 5'd23) begin
+                        rd_q <= tail_q[n[2:0]];
+                    end else if (n >= 5'd24) begin
+                        rd_q <= mark_q[n[2:0]];
                     end
                 end
             end
+
+            if (rx_valid[i]) begin
+                rxf_q <= rxf_q + 32'd1;
+                rxb_q <= rxb_q + rx_len[i];
+                if (rx_ev[i]) begin
+                    e                          = rxe_q;
+                    e[3'(rx_ev_num[i] - 4'd4)] = e[3'(rx_ev_num[i] - 4'd4)] + 32'd1;
+                    rxe_q                     <= e;
+                end
+            end
+            if (tx_done[i]) begin
+                txf_q <= txf_q + 32'd1;
+                txb_q <= txb_q + 32'(tx_len[i]);
+                if (tx_pfc[i]) begin
+                    txp_q <= txp_q + 32'd1;
+                end
+            end
+            // egress i: the copies of the cycle (ingress j's frame at its
+            // priority)
+            if (tail_drop[i] != '0) begin
+                t = tail_q;
+                for (int j = 0; j < PORTS; j++) begin
+                    if (tail_drop[i][j]) begin
+                        t[frame_prio[j]] = t[frame_prio[j]] + 32'd1;
+                    end
+                end
+                tail_q <= t;
+            end
+            if (ecn_mark[i] != '0) begin
+                t = mark_q;
+                for (int j = 0; j < PORTS; j++) begin
+                    if (ecn_mark[i][j]) begin
+                        t[frame_prio[j]] = t[frame_prio[j]] + 32'd1;
+                    end
+                end
+                mark_q <= t;
+            end
+
+            if (csr_we && a_cnt && a_port[PORT_W-1:0] == PORT_W'(i) && CNT_EXISTS[n]) begin
+                if (n == 5'd0) begin
+                    rxf_q <= csr_wdata;
+                end else if (n == 5'd1) begin
+                    rxb_q <= csr_wdata;
+                end else if (n == 5'd2) begin
+                    txf_q <= csr_wdata;
+                end else if (n == 5'd3) begin
+                    txb_q <= csr_wdata;
+                end else if (n <= 5'd10) begin
+                    rxe_q[3'(n - 5'd4)] <= csr_wdata;
+                end else if (n == 5'd11) begin
+                    txp_q <= csr_wdata;
+                end else if (n <= 5'd23) begin
+                    tail_q[n[2:0]] <= csr_wdata;
+                end else begin
+                    mark_q[n[2:0]] <= csr_wdata;
+                end
+            end
+
+            if (rst) begin
+                rxf_q  <= 32'd0;
+                rxb_q  <= 32'd0;
+                txf_q  <= 32'd0;
+                txb_q  <= 32'd0;
+                rxe_q  <= '0;
+                txp_q  <= 32'd0;
+                tail_q <= '0;
+                mark_q <= '0;
+            end
+        end
+
+        assign cnt_rd[i] = rd_q;
+    end
+
+    always_comb begin
+        csr_rdata = reg_rd_q;
+        for (int i = 0; i < PORTS; i++) begin
+            csr_rdata = csr_rdata | cnt_rd[i];
         end
     end
 

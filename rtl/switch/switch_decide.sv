@@ -50,14 +50,27 @@
 //   of z (so the PFC evaluation of cycle z sees ic without them).
 //   Slots freed in cycle z are not allocated before z+1; a frame's own slot
 //   freed at step 2.8 is not reused by a later port in the same cycle.
-//   ic_next is ic after every update of the cycle (for switch_pfc_ctl).
-//   Every counter increment of the cycle is on cnt_add (added at the end of
-//   the cycle by switch_csr).
+//   ic holds ic at the start of the cycle; ic_add_* and ic_sub_* are the
+//   cycle's changes to it (switch_pfc_ctl applies them to see ic after every
+//   update of the cycle; ic_sub_* only with CTRL.pfc_tx, the only time it
+//   looks).
+//   Every counter event of the cycle is on rx_ev_* (the ingress drop or
+//   MAC control counter of each decided frame), tail_drop and enq_mark
+//   (counted at the end of the cycle by switch_csr).
 //   RED LFSR: 16-bit Galois, right shift, taps 0xB400 (x^16 + x^14 + x^13 +
 //   x^11 + 1, maximal length), one step per candidate in decision order
 //   (ports ascending, each port's targets ascending), so one cycle may step
 //   it several times. A RED_LFSR write at t sets the state seen at t+1 and
 //   replaces the steps of t. Reset state 1.
+//
+// Simulation speed (Verilator evaluates every combinational block at every
+// clock edge, and those that depend on top-level inputs at every eval):
+// the decisions depend on registers only and do their work only for ports
+// with dec_valid; the state is updated in the always_ff, only in cycles
+// with a decision or a departure, from block-local copies written back
+// once (Verilator then assigns the registers in place; a nonblocking write
+// to an unpacked array, or a register read after its own nonblocking
+// write, costs bookkeeping in every cycle).
 //
 // Reset (synchronous, active high) puts slots 0..SLOTS-1 in the pool, clears
 // every copy bit and every byte count; the per-slot length, port and
@@ -66,7 +79,7 @@
 module switch_decide #(
     // Switch ports.
     parameter int PORTS      = 4,
-    // Bits per beat (the pause time unit is 512 bits).
+    // Bits per beat.
     parameter int DATA_WIDTH = 64,
     // Priority queues per egress port; must be 8.
     parameter int QUEUES     = 8,
@@ -78,8 +91,9 @@ module switch_decide #(
     parameter int NSLOT      = SLOTS + 2 * PORTS,
     // Queued bytes one egress port may hold.
     parameter int BUF_BYTES  = 16384,
-    // Header bytes captured.
+    // Header bytes kept (the first HDR_BEATS beats of each frame).
     parameter int HDR_BYTES  = 48,
+    parameter int HDR_BEATS  = (HDR_BYTES + DATA_WIDTH / 8 - 1) / (DATA_WIDTH / 8),
     // Slot number width.
     parameter int SLOT_W     = $clog2(NSLOT),
     // Port number width.
@@ -95,11 +109,15 @@ module switch_decide #(
     input  wire logic [PORTS-1:0][31:0]                dec_len,
     input  wire logic [PORTS-1:0]                      dec_bad,
     input  wire logic [PORTS-1:0][SLOT_W-1:0]          dec_slot,
-    input  wire logic [PORTS-1:0][HDR_BYTES*8-1:0]     dec_hdr,
+
+    // the input beats and which of them are header beat b (switch_ingress)
+    input  wire logic [PORTS*DATA_WIDTH-1:0]           s_axis_tdata,
+    input  wire logic [PORTS-1:0][HDR_BEATS-1:0]       hdr_sel,
 
     // configuration (switch_csr)
     input  wire logic                                  ctrl_ecn,
     input  wire logic                                  ctrl_pfc_rx,
+    input  wire logic                                  ctrl_pfc_tx,
     input  wire logic [31:0]                           mtu,
     input  wire logic [2:0]                            default_prio,
     input  wire logic [7:0][31:0]                      dscp_map,
@@ -112,6 +130,7 @@ module switch_decide #(
     output logic      [15:0]                           red_lfsr,
 
     // MAC table
+    output logic      [PORTS-1:0]                      lookup_valid,
     output logic      [PORTS-1:0][47:0]                lookup_mac,
     input  wire logic [PORTS-1:0]                      lookup_hit,
     input  wire logic [PORTS-1:0][PORT_W-1:0]          lookup_port,
@@ -131,10 +150,13 @@ module switch_decide #(
     output logic      [PORTS-1:0]                      enq_tagged,
     output logic      [PORTS-1:0][7:0]                 enq_tos,
     output logic      [PORTS-1:0][15:0]                enq_csum,
+    // copies dropped: tail_drop[e][i] (ingress i's frame on egress e)
+    output logic      [PORTS-1:0][PORTS-1:0]           tail_drop,
 
-    // pause timer loads for egress i (PFC received on port i)
+    // pause timer loads for egress i (PFC received on port i): the frame's
+    // time[q] fields, in pause quanta
     output logic      [PORTS-1:0][QUEUES-1:0]          pause_load,
-    output logic      [PORTS-1:0][QUEUES-1:0][31:0]    pause_time,
+    output logic      [PORTS-1:0][QUEUES-1:0][15:0]    pause_quanta,
 
     // copies whose last beat was taken (one per egress per cycle)
     input  wire logic [PORTS-1:0]                      done_valid,
@@ -142,38 +164,45 @@ module switch_decide #(
     input  wire logic [PORTS-1:0][2:0]                 done_prio,
     input  wire logic [PORTS-1:0][LEN_W-1:0]           done_len,
 
-    // ic after this cycle's updates (for switch_pfc_ctl)
-    output logic      [31:0]                           ic_next [PORTS][QUEUES],
+    // ic at the start of the cycle and the cycle's changes to it: ingress
+    // i's frame adds enq_len[i] to ic(i, enq_prio[i]) when ic_add[i]; a
+    // slot freed by egress e's departure takes ic_sub_len[e] from
+    // ic(ic_sub_port[e], ic_sub_prio[e]) when ic_sub[e]
+    output logic      [PORTS-1:0][QUEUES-1:0][31:0]    ic,
+    output logic      [PORTS-1:0]                      ic_add,
+    output logic      [PORTS-1:0]                      ic_sub,
+    output logic      [PORTS-1:0][PORT_W-1:0]          ic_sub_port,
+    output logic      [PORTS-1:0][2:0]                 ic_sub_prio,
+    output logic      [PORTS-1:0][LEN_W-1:0]           ic_sub_len,
 
-    // counter increments of this cycle, [port][counter]
-    output logic      [31:0]                           cnt_add [PORTS][32],
+    // counter events: rx_ev_num[i] of ingress i counts one (drops 4..8,
+    // rx_pfc 9, rx_mac_control 10) when rx_ev[i]
+    output logic      [PORTS-1:0]                      rx_ev,
+    output logic      [PORTS-1:0][3:0]                 rx_ev_num,
 
     // some slot holds a queued copy
     output logic                                       busy
 );
 
     // Counter numbers (README, CSR map).
-    localparam int CNT_RX_FRAMES    = 0;
-    localparam int CNT_RX_BYTES     = 1;
-    localparam int CNT_DROP_RUNT    = 4;
-    localparam int CNT_DROP_OVER    = 5;
-    localparam int CNT_DROP_BAD     = 6;
-    localparam int CNT_DROP_NO_SLOT = 7;
-    localparam int CNT_DROP_FILTER  = 8;
-    localparam int CNT_RX_PFC       = 9;
-    localparam int CNT_RX_MAC_CTRL  = 10;
+    localparam logic [3:0] CNT_DROP_RUNT    = 4'd4;
+    localparam logic [3:0] CNT_DROP_OVER    = 4'd5;
+    localparam logic [3:0] CNT_DROP_BAD     = 4'd6;
+    localparam logic [3:0] CNT_DROP_NO_SLOT = 4'd7;
+    localparam logic [3:0] CNT_DROP_FILTER  = 4'd8;
+    localparam logic [3:0] CNT_RX_PFC       = 4'd9;
+    localparam logic [3:0] CNT_RX_MAC_CTRL  = 4'd10;
 
-    localparam int MIN_LEN     = 60;
-    // time[p] * 512 / DATA_WIDTH cycles = time[p] << PAUSE_SHIFT
-    localparam int PAUSE_SHIFT = $clog2(512 / DATA_WIDTH);
+    localparam int MIN_LEN    = 60;
+    // the pool searched 32 slots at a time
+    localparam int FREE_WORDS = (NSLOT + 31) / 32;
 
     initial begin
         if (QUEUES != 8) begin
             $error("switch_decide: QUEUES must be 8 (queue index = 3-bit priority) (instance %m)");
             $finish;
         end
-        if (DATA_WIDTH < 8 || DATA_WIDTH > 512 || (512 / DATA_WIDTH) * DATA_WIDTH != 512 ||
-            (1 << PAUSE_SHIFT) != 512 / DATA_WIDTH) begin
+        if (DATA_WIDTH < 8 || DATA_WIDTH > 512 || (512 / DATA_WIDTH) * DATA_WIDTH != 512) begin
             $error("switch_decide: DATA_WIDTH must be a power of two, 8 to 512 (instance %m)");
             $finish;
         end
@@ -181,8 +210,9 @@ module switch_decide #(
             $error("switch_decide: NSLOT must be SLOTS + 2*PORTS and fit SLOT_W bits (instance %m)");
             $finish;
         end
-        if (HDR_BYTES < 38 || MTU_MAX >= (1 << LEN_W) || MTU_MAX < MIN_LEN) begin
-            $error("switch_decide: HDR_BYTES must be at least 38, MTU_MAX 60..2^LEN_W-1 (instance %m)");
+        if (HDR_BYTES < 38 || MTU_MAX >= (1 << LEN_W) || MTU_MAX < MIN_LEN ||
+            HDR_BEATS * DATA_WIDTH < HDR_BYTES * 8) begin
+            $error("switch_decide: HDR_BYTES must be at least 38 and fit HDR_BEATS beats, MTU_MAX 60..2^LEN_W-1 (instance %m)");
             $finish;
         end
         if (PORTS < 2 || (1 << PORT_W) < PORTS) begin
@@ -191,7 +221,48 @@ module switch_decide #(
         end
     end
 
-    // ---- header fields, per ingress port ----
+    // ---- the header of the frame each port decides ----
+    // Kept here as its beats arrive (a frame whose last beat came in L has
+    // its header here in D = L+1, before the port's next frame overwrites
+    // it). Not reset.
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [PORTS-1:0][HDR_BEATS*DATA_WIDTH-1:0] hdr_q;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    always_ff @(posedge clk) begin
+        for (int i = 0; i < PORTS; i++) begin
+            for (int b = 0; b < HDR_BEATS; b++) begin
+                if (hdr_sel[i][b]) begin
+                    hdr_q[i][b*DATA_WIDTH +: DATA_WIDTH] <= s_axis_tdata[i*DATA_WIDTH +: DATA_WIDTH];
+                end
+            end
+        end
+    end
+
+    // byte b of port i's header (constant arguments: a fixed bit field)
+    function automatic logic [7:0] hb(input int i, input int b);
+        return hdr_q[i][8*b +: 8];
+    endfunction
+
+    // {found, lowest set bit of v}
+    function automatic logic [SLOT_W:0] lowest_set(input logic [NSLOT-1:0] v);
+        logic [FREE_WORDS*32-1:0] w;
+        logic [31:0]              c;
+        logic [SLOT_W:0]          r;
+        w = (FREE_WORDS * 32)'(v);
+        r = '0;
+        // the lowest non-zero word is the last one assigned
+        for (int k = FREE_WORDS - 1; k >= 0; k--) begin
+            c = w[k*32 +: 32];
+            if (c != 32'd0) begin
+                r = {1'b1, SLOT_W'(k * 32 + $countones((c & (~c + 32'd1)) - 32'd1))};
+            end
+        end
+        return r;
+    endfunction
+
+    // ---- header fields, per ingress port (only for frames decided now) ----
 
     logic [PORTS-1:0][47:0]              f_dst;
     logic [PORTS-1:0][47:0]              f_src;
@@ -203,11 +274,11 @@ module switch_decide #(
     logic [PORTS-1:0]                    f_tagged;
     logic [PORTS-1:0][7:0]               f_tos;
     logic [PORTS-1:0][15:0]              f_csum;
-    logic [31:0]                         mtu_eff;
 
     always_comb begin
-        logic [HDR_BYTES-1:0][7:0] h;     // h[b] is byte b of the frame
         logic [15:0] etype;
+        logic [7:0]  b14;
+        logic [7:0]  b18;
         logic        v4_plain;
         logic        v4_tagged;
         logic [7:0]  vihl;
@@ -221,89 +292,116 @@ module switch_decide #(
         logic [5:0]  dscp;
         logic [31:0] map;
 
-        mtu_eff    = (mtu > 32'(MTU_MAX)) ? 32'(MTU_MAX) : mtu;
-        pause_time = '0;
+        f_dst        = '0;
+        f_src        = '0;
+        f_mac_ctrl   = '0;
+        f_pfc        = '0;
+        f_pfc_en     = '0;
+        f_prio       = '0;
+        f_ecn_ok     = '0;
+        f_tagged     = '0;
+        f_tos        = '0;
+        f_csum       = '0;
+        pause_quanta = '0;
+        etype        = '0;
+        b14          = '0;
+        b18          = '0;
+        v4_plain     = 1'b0;
+        v4_tagged    = 1'b0;
+        vihl         = '0;
+        tos          = '0;
+        hc           = '0;
+        m_old        = '0;
+        m_new        = '0;
+        sum          = '0;
+        fold1        = '0;
+        fold2        = '0;
+        dscp         = '0;
+        map          = '0;
         for (int i = 0; i < PORTS; i++) begin
-            h        = dec_hdr[i];
-            f_dst[i] = {h[0], h[1], h[2], h[3], h[4], h[5]};
-            f_src[i] = {h[6], h[7], h[8], h[9], h[10], h[11]};
-            etype    = {h[12], h[13]};
+            if (dec_valid[i]) begin
+                f_dst[i] = {hb(i, 0), hb(i, 1), hb(i, 2), hb(i, 3), hb(i, 4), hb(i, 5)};
+                f_src[i] = {hb(i, 6), hb(i, 7), hb(i, 8), hb(i, 9), hb(i, 10), hb(i, 11)};
+                etype    = {hb(i, 12), hb(i, 13)};
 
-            // MAC control and PFC
-            f_mac_ctrl[i] = (etype == 16'h8808);
-            f_pfc[i]      = (f_dst[i] == 48'h0180_C200_0001) && ({h[14], h[15]} == 16'h0101);
-            f_pfc_en[i]   = h[17];
-            for (int p = 0; p < QUEUES; p++) begin
-                pause_time[i][p] = {16'd0, h[18 + 2 * p], h[19 + 2 * p]} << PAUSE_SHIFT;
+                // MAC control and PFC
+                f_mac_ctrl[i] = (etype == 16'h8808);
+                f_pfc[i]      = (f_dst[i] == 48'h0180_C200_0001) && ({hb(i, 14), hb(i, 15)} == 16'h0101);
+                f_pfc_en[i]   = hb(i, 17);
+                for (int p = 0; p < QUEUES; p++) begin
+                    pause_quanta[i][p] = {hb(i, 18 + 2 * p), hb(i, 19 + 2 * p)};
+                end
+
+                // IPv4, untagged or after one VLAN tag
+                f_tagged[i] = (etype == 16'h8100);
+                b14         = hb(i, 14);
+                b18         = hb(i, 18);
+                v4_plain    = (etype == 16'h0800) && (b14[7:4] == 4'd4) && (b14[3:0] >= 4'd5);
+                v4_tagged   = f_tagged[i] && ({hb(i, 16), hb(i, 17)} == 16'h0800) &&
+                              (b18[7:4] == 4'd4) && (b18[3:0] >= 4'd5);
+
+                // priority
+                dscp = 6'(hb(i, 15) >> 2);
+                map  = dscp_map[dscp[5:3]];
+                if (f_tagged[i]) begin
+                    f_prio[i] = b14[7:5];
+                end else if (v4_plain) begin
+                    f_prio[i] = map[4*dscp[2:0] +: 3];
+                end else begin
+                    f_prio[i] = default_prio;
+                end
+
+                // ECN: the rewritten TOS and checksum (RFC 1624 eqn. 3 over
+                // the 16-bit word {version/IHL, TOS}, one's complement sums)
+                vihl  = f_tagged[i] ? hb(i, 18) : hb(i, 14);
+                tos   = f_tagged[i] ? hb(i, 19) : hb(i, 15);
+                hc    = f_tagged[i] ? {hb(i, 28), hb(i, 29)} : {hb(i, 24), hb(i, 25)};
+                m_old = {vihl, tos};
+                m_new = {vihl, tos | 8'h03};
+                sum   = {2'b00, ~hc} + {2'b00, ~m_old} + {2'b00, m_new};
+                fold1 = {1'b0, sum[15:0]} + {15'd0, sum[17:16]};
+                fold2 = fold1[15:0] + {15'd0, fold1[16]};   // cannot carry again
+                f_ecn_ok[i] = (v4_plain || v4_tagged) && (tos[1:0] == 2'b01 || tos[1:0] == 2'b10);
+                f_tos[i]    = tos | 8'h03;
+                f_csum[i]   = ~fold2[15:0];
             end
-
-            // IPv4, untagged or after one VLAN tag
-            f_tagged[i] = (etype == 16'h8100);
-            v4_plain    = (etype == 16'h0800) && (h[14][7:4] == 4'd4) && (h[14][3:0] >= 4'd5);
-            v4_tagged   = f_tagged[i] && ({h[16], h[17]} == 16'h0800) && (h[18][7:4] == 4'd4) &&
-                          (h[18][3:0] >= 4'd5);
-
-            // priority
-            dscp = h[15][7:2];
-            map  = dscp_map[dscp[5:3]];
-            if (f_tagged[i]) begin
-                f_prio[i] = h[14][7:5];
-            end else if (v4_plain) begin
-                f_prio[i] = map[4*dscp[2:0] +: 3];
-            end else begin
-                f_prio[i] = default_prio;
-            end
-
-            // ECN: the rewritten TOS and checksum (RFC 1624 eqn. 3 over the
-            // 16-bit word {version/IHL, TOS}, one's complement sums)
-            vihl  = f_tagged[i] ? h[18] : h[14];
-            tos   = f_tagged[i] ? h[19] : h[15];
-            hc    = f_tagged[i] ? {h[28], h[29]} : {h[24], h[25]};
-            m_old = {vihl, tos};
-            m_new = {vihl, tos | 8'h03};
-            sum   = {2'b00, ~hc} + {2'b00, ~m_old} + {2'b00, m_new};
-            fold1 = {1'b0, sum[15:0]} + {15'd0, sum[17:16]};
-            fold2 = fold1[15:0] + {15'd0, fold1[16]};   // cannot carry again
-            f_ecn_ok[i] = (v4_plain || v4_tagged) && (tos[1:0] == 2'b01 || tos[1:0] == 2'b10);
-            f_tos[i]    = tos | 8'h03;
-            f_csum[i]   = ~fold2[15:0];
         end
     end
 
     // ---- state ----
 
-    logic [NSLOT-1:0]                    free_q, free_d;
-    logic [NSLOT-1:0][PORTS-1:0]         holders_q, holders_d;
-    logic [PORTS-1:0][31:0]              occ_q, occ_d;
-    logic [31:0]                         qocc_q [PORTS][QUEUES];
-    logic [31:0]                         qocc_d [PORTS][QUEUES];
-    logic [31:0]                         ic_q [PORTS][QUEUES];
-    logic [31:0]                         ic_d [PORTS][QUEUES];
+    logic [NSLOT-1:0]                    free_q;
+    logic [NSLOT-1:0][PORTS-1:0]         holders_q;
+    logic [PORTS-1:0][31:0]              occ_q;
+    logic [PORTS-1:0][QUEUES-1:0][31:0]  qocc_q;
+    logic [PORTS-1:0][QUEUES-1:0][31:0]  ic_q;
+    logic [15:0]                         lfsr_q;
 
     // per slot holding copies: the ingress port, priority and length of its
     // frame, written at the decision (store) and read when its last copy
     // leaves
-    logic [PORT_W-1:0]                   sin_q [NSLOT];
-    logic [2:0]                          sprio_q [NSLOT];
-    logic [LEN_W-1:0]                    slen_q [NSLOT];
+    typedef struct packed {
+        logic [PORT_W-1:0] port;
+        logic [2:0]        prio;
+        logic [LEN_W-1:0]  len;
+    } sinfo_t;
+    sinfo_t [NSLOT-1:0]                  sinfo_q;
+
+    // ---- the decisions, in ascending port order (registers only) ----
+
+    // the decided frame keeps its slot for its copies (store, copies[i] the
+    // egress ports holding one) or gives it back to the pool (free_own)
     logic [PORTS-1:0]                    store;
-
-    // ---- the decisions, in ascending port order ----
-    // (registers only: the pool, copies and byte counts after them, _dc)
-
-    logic [NSLOT-1:0]                    free_dc;
-    logic [NSLOT-1:0]                    freed_dc;
-    logic [NSLOT-1:0][PORTS-1:0]         holders_dc;
-    logic [PORTS-1:0][31:0]              occ_dc;
-    logic [31:0]                         qocc_dc [PORTS][QUEUES];
-    logic [31:0]                         ic_dc [PORTS][QUEUES];
-    logic [15:0]                         lfsr_q, lfsr_dc;
+    logic [PORTS-1:0]                    free_own;
+    logic [PORTS-1:0][PORTS-1:0]         copies;
+    logic [15:0]                         lfsr_dc;
 
     always_comb begin
+        logic [NSLOT-1:0]  free_run;       // the pool as the ports before left it
+        logic [PORTS-1:0][31:0] occ_run;
+        logic [31:0]       mtu_eff;
         logic [PORTS-1:0]  targets;
-        logic [PORTS-1:0]  copies;
-        logic              found;
-        logic [SLOT_W-1:0] new_slot;
+        logic [SLOT_W:0]   pick;
         logic [LEN_W-1:0]  flen;
         logic [2:0]        prio;
         logic              mark;
@@ -311,58 +409,56 @@ module switch_decide #(
         logic [31:0]       span;
         logic [31:0]       over;
 
-        free_dc     = free_q;
-        freed_dc    = '0;
-        holders_dc  = holders_q;
-        store       = '0;
-        occ_dc      = occ_q;
-        qocc_dc     = qocc_q;
-        ic_dc       = ic_q;
-        lfsr_dc     = lfsr_q;
-        for (int e = 0; e < PORTS; e++) begin
-            for (int n = 0; n < 32; n++) begin
-                cnt_add[e][n] = 32'd0;
-            end
-        end
         land_swap   = '0;
         land_new    = '0;
         enq_valid   = '0;
         enq_mark    = '0;
+        tail_drop   = '0;
         pause_load  = '0;
         learn_valid = '0;
+        store       = '0;
+        free_own    = '0;
+        copies      = '0;
+        rx_ev       = '0;
+        rx_ev_num   = '0;
+        lfsr_dc     = lfsr_q;
+        free_run    = free_q;
+        occ_run     = occ_q;
+        mtu_eff     = (mtu > 32'(MTU_MAX)) ? 32'(MTU_MAX) : mtu;
+        targets     = '0;
+        pick        = '0;
+        flen        = '0;
+        prio        = '0;
+        mark        = 1'b0;
+        q           = '0;
+        span        = '0;
+        over        = '0;
 
         for (int i = 0; i < PORTS; i++) begin
-            targets  = '0;
-            copies   = '0;
-            found    = 1'b0;
-            new_slot = '0;
-            flen     = dec_len[i][LEN_W-1:0];
-            prio     = f_prio[i];
-            mark     = 1'b0;
-            q        = '0;
-            span     = '0;
-            over     = '0;
-
             if (dec_valid[i]) begin
-                cnt_add[i][CNT_RX_FRAMES] = cnt_add[i][CNT_RX_FRAMES] + 32'd1;
-                cnt_add[i][CNT_RX_BYTES]  = cnt_add[i][CNT_RX_BYTES] + dec_len[i];
+                flen    = dec_len[i][LEN_W-1:0];
+                prio    = f_prio[i];
+                targets = '0;
+                rx_ev[i] = 1'b1;
 
                 if (dec_len[i] < 32'(MIN_LEN)) begin
-                    cnt_add[i][CNT_DROP_RUNT] = cnt_add[i][CNT_DROP_RUNT] + 32'd1;
+                    rx_ev_num[i] = CNT_DROP_RUNT;
                 end else if (dec_len[i] > mtu_eff) begin
-                    cnt_add[i][CNT_DROP_OVER] = cnt_add[i][CNT_DROP_OVER] + 32'd1;
+                    rx_ev_num[i] = CNT_DROP_OVER;
                 end else if (dec_bad[i]) begin
-                    cnt_add[i][CNT_DROP_BAD] = cnt_add[i][CNT_DROP_BAD] + 32'd1;
+                    rx_ev_num[i] = CNT_DROP_BAD;
                 end else if (f_mac_ctrl[i]) begin
                     if (f_pfc[i]) begin
-                        cnt_add[i][CNT_RX_PFC] = cnt_add[i][CNT_RX_PFC] + 32'd1;
+                        rx_ev_num[i] = CNT_RX_PFC;
                         if (ctrl_pfc_rx) begin
                             pause_load[i] = f_pfc_en[i];
                         end
                     end else begin
-                        cnt_add[i][CNT_RX_MAC_CTRL] = cnt_add[i][CNT_RX_MAC_CTRL] + 32'd1;
+                        rx_ev_num[i] = CNT_RX_MAC_CTRL;
                     end
                 end else begin
+                    rx_ev[i] = 1'b0;
+
                     // learning (applied by the table at the end of the cycle)
                     learn_valid[i] = !f_src[i][40];
 
@@ -375,29 +471,33 @@ module switch_decide #(
                     end
 
                     if (targets == '0) begin
-                        cnt_add[i][CNT_DROP_FILTER] = cnt_add[i][CNT_DROP_FILTER] + 32'd1;
+                        rx_ev[i]     = 1'b1;
+                        rx_ev_num[i] = CNT_DROP_FILTER;
                     end else begin
                         // a pool slot to replace the landing slot
-                        for (int s = 0; s < NSLOT; s++) begin
-                            if (!found && free_dc[s]) begin
-                                found    = 1'b1;
-                                new_slot = SLOT_W'(s);
-                            end
-                        end
-                        if (!found) begin
-                            cnt_add[i][CNT_DROP_NO_SLOT] = cnt_add[i][CNT_DROP_NO_SLOT] + 32'd1;
+                        pick = lowest_set(free_run);
+                        if (!pick[SLOT_W]) begin
+                            rx_ev[i]     = 1'b1;
+                            rx_ev_num[i] = CNT_DROP_NO_SLOT;
                         end else begin
-                            free_dc[new_slot] = 1'b0;
-                            land_swap[i]      = 1'b1;
-                            land_new[i]       = new_slot;
+                            free_run[pick[SLOT_W-1:0]] = 1'b0;
+                            land_swap[i] = 1'b1;
+                            land_new[i]  = pick[SLOT_W-1:0];
 
                             // admission, per target in ascending order
                             for (int e = 0; e < PORTS; e++) begin
                                 if (targets[e]) begin
-                                    if (occ_dc[e] + 32'(flen) > 32'(BUF_BYTES)) begin
-                                        cnt_add[e][{2'b10, prio}] = cnt_add[e][{2'b10, prio}] + 32'd1;
+                                    if (occ_run[e] + 32'(flen) > 32'(BUF_BYTES)) begin
+                                        tail_drop[e][i] = 1'b1;
                                     end else begin
-                                        q    = qocc_dc[e][prio];
+                                        // qocc(e,p) with the copies the ports before
+                                        // this one queued on it in this cycle
+                                        q = qocc_q[e][prio];
+                                        for (int j = 0; j < i; j++) begin
+                                            if (enq_valid[e][j] && f_prio[j] == prio) begin
+                                                q = q + 32'(dec_len[j][LEN_W-1:0]);
+                                            end
+                                        end
                                         mark = 1'b0;
                                         if (ctrl_ecn && f_ecn_ok[i] && q > ecn_k[prio]) begin
                                             if (!ctrl_red || q > ecn_kmax[prio]) begin
@@ -412,23 +512,17 @@ module switch_decide #(
                                         end
                                         enq_valid[e][i] = 1'b1;
                                         enq_mark[e][i]  = mark;
-                                        if (mark) begin
-                                            cnt_add[e][{2'b11, prio}] = cnt_add[e][{2'b11, prio}] + 32'd1;
-                                        end
-                                        occ_dc[e]        = occ_dc[e] + 32'(flen);
-                                        qocc_dc[e][prio] = qocc_dc[e][prio] + 32'(flen);
-                                        copies[e]        = 1'b1;
+                                        copies[i][e]    = 1'b1;
+                                        occ_run[e]      = occ_run[e] + 32'(flen);
                                     end
                                 end
                             end
 
-                            if (copies == '0) begin
+                            if (copies[i] == '0) begin
                                 // back to the pool from D+1
-                                freed_dc[dec_slot[i]] = 1'b1;
+                                free_own[i] = 1'b1;
                             end else begin
-                                holders_dc[dec_slot[i]] = copies;
-                                store[i]                = 1'b1;
-                                ic_dc[i][prio]          = ic_dc[i][prio] + 32'(flen);
+                                store[i] = 1'b1;
                             end
                         end
                     end
@@ -437,90 +531,153 @@ module switch_decide #(
         end
     end
 
-    // ---- departures of this cycle (done_*), after the decisions ----
+    // ---- departures of this cycle (done_*) ----
 
-    always_comb begin
-        logic [NSLOT-1:0]  freed;
-        logic              dup;
-        logic [SLOT_W-1:0] ds;
-
-        free_d    = free_dc;
-        freed     = freed_dc;
-        holders_d = holders_dc;
-        occ_d     = occ_dc;
-        qocc_d    = qocc_dc;
-        ic_d      = ic_dc;
-
-        // departures of this cycle: effective from the next one
+    // The egress ports whose departing copy is its slot's last (for a slot
+    // two ports finish at once, the lower one): only a done slot can be
+    // one, as a decision sets copies and never clears them.
+    function automatic logic [PORTS-1:0] last_copies();
+        logic [PORTS-1:0] fr;
+        logic [PORTS-1:0] mask;
+        logic             first;
+        fr = '0;
         for (int e = 0; e < PORTS; e++) begin
             if (done_valid[e]) begin
-                occ_d[e]                   = occ_d[e] - 32'(done_len[e]);
-                qocc_d[e][done_prio[e]]    = qocc_d[e][done_prio[e]] - 32'(done_len[e]);
-                holders_d[done_slot[e]][e] = 1'b0;
-            end
-        end
-        // a slot whose last copy left: only a done slot can be one (a
-        // decision sets copies, never clears them); each such slot once
-        for (int e = 0; e < PORTS; e++) begin
-            ds  = done_slot[e];
-            dup = 1'b0;
-            for (int f = 0; f < e; f++) begin
-                if (done_valid[f] && done_slot[f] == ds) begin
-                    dup = 1'b1;
+                mask  = '0;
+                first = 1'b1;
+                for (int f = 0; f < PORTS; f++) begin
+                    if (done_valid[f] && done_slot[f] == done_slot[e]) begin
+                        mask[f] = 1'b1;
+                        if (f < e) begin
+                            first = 1'b0;
+                        end
+                    end
+                end
+                if (first && 32'(done_slot[e]) < NSLOT && holders_q[done_slot[e]] != '0 &&
+                    (holders_q[done_slot[e]] & ~mask) == '0) begin
+                    fr[e] = 1'b1;
                 end
             end
-            if (done_valid[e] && !dup && 32'(ds) < NSLOT &&
-                holders_q[ds] != '0 && holders_d[ds] == '0) begin
-                freed[ds] = 1'b1;
-                ic_d[sin_q[ds]][sprio_q[ds]] = ic_d[sin_q[ds]][sprio_q[ds]] - 32'(slen_q[ds]);
+        end
+        return fr;
+    endfunction
+
+    // The slots freed, as switch_pfc_ctl sees them: only with CTRL.pfc_tx,
+    // as this block runs at every evaluation (done_* follow m_axis_tready);
+    // the always_ff finds them again for the state.
+    always_comb begin
+        sinfo_t si;
+        ic_sub      = '0;
+        ic_sub_port = '0;
+        ic_sub_prio = '0;
+        ic_sub_len  = '0;
+        si          = '0;
+        if (ctrl_pfc_tx && done_valid != '0) begin
+            ic_sub = last_copies();
+            for (int e = 0; e < PORTS; e++) begin
+                if (ic_sub[e]) begin
+                    si             = sinfo_q[done_slot[e]];
+                    ic_sub_port[e] = si.port;
+                    ic_sub_prio[e] = si.prio;
+                    ic_sub_len[e]  = si.len;
+                end
             end
         end
-        free_d = free_d | freed;
     end
 
     always_comb begin
         for (int i = 0; i < PORTS; i++) begin
-            lookup_mac[i] = f_dst[i];
-            learn_mac[i]  = f_src[i];
-            enq_prio[i]   = f_prio[i];
-            enq_slot[i]   = dec_slot[i];
-            enq_len[i]    = dec_len[i][LEN_W-1:0];
-            enq_tagged[i] = f_tagged[i];
-            enq_tos[i]    = f_tos[i];
-            enq_csum[i]   = f_csum[i];
+            lookup_valid[i] = dec_valid[i];
+            lookup_mac[i]   = f_dst[i];
+            learn_mac[i]    = f_src[i];
+            enq_prio[i]     = f_prio[i];
+            enq_slot[i]     = dec_slot[i];
+            enq_len[i]      = dec_len[i][LEN_W-1:0];
+            enq_tagged[i]   = f_tagged[i];
+            enq_tos[i]      = f_tos[i];
+            enq_csum[i]     = f_csum[i];
         end
     end
 
-    assign ic_next  = ic_d;
+    assign ic       = ic_q;
+    assign ic_add   = store;
     assign red_lfsr = lfsr_q;
-    assign busy    = (holders_q != '0);
+
+    // a copy is queued or leaving (lengths are never 0)
+    assign busy = (occ_q != '0);
 
     always_ff @(posedge clk) begin
+        logic [NSLOT-1:0]                   f;
+        logic [NSLOT-1:0][PORTS-1:0]        h;
+        logic [PORTS-1:0][31:0]             o;
+        logic [PORTS-1:0][QUEUES-1:0][31:0] qo;
+        logic [PORTS-1:0][QUEUES-1:0][31:0] ico;
+        logic [LEN_W-1:0]                   len;
+        logic [PORTS-1:0]                   fr;
+        sinfo_t                             si;
+
         for (int i = 0; i < PORTS; i++) begin
             if (store[i]) begin
-                sin_q[dec_slot[i]]   <= PORT_W'(i);
-                sprio_q[dec_slot[i]] <= f_prio[i];
-                slen_q[dec_slot[i]]  <= dec_len[i][LEN_W-1:0];
+                sinfo_q[dec_slot[i]] <= '{port: PORT_W'(i), prio: f_prio[i], len: dec_len[i][LEN_W-1:0]};
             end
+        end
+        lfsr_q <= red_lfsr_we ? red_lfsr_wdata : lfsr_dc;
+        if (dec_valid != '0 || done_valid != '0) begin
+            f   = free_q;
+            h   = holders_q;
+            o   = occ_q;
+            qo  = qocc_q;
+            ico = ic_q;
+            // the decisions: slots taken from the pool, the frames' slots
+            // back to it or holding copies, occ/qocc/ic grown
+            for (int i = 0; i < PORTS; i++) begin
+                len = dec_len[i][LEN_W-1:0];
+                if (land_swap[i]) begin
+                    f[land_new[i]] = 1'b0;
+                end
+                if (free_own[i]) begin
+                    f[dec_slot[i]] = 1'b1;
+                end
+                if (store[i]) begin
+                    h[dec_slot[i]]     = copies[i];
+                    ico[i][f_prio[i]] = ico[i][f_prio[i]] + 32'(len);
+                end
+                for (int e = 0; e < PORTS; e++) begin
+                    if (enq_valid[e][i]) begin
+                        o[e]            = o[e] + 32'(len);
+                        qo[e][f_prio[i]] = qo[e][f_prio[i]] + 32'(len);
+                    end
+                end
+            end
+            // the departures (a decided frame's landing slot never holds a
+            // leaving copy): a slot whose last copy left goes back to the
+            // pool and its frame's bytes leave ic
+            fr = last_copies();
+            for (int e = 0; e < PORTS; e++) begin
+                if (done_valid[e]) begin
+                    h[done_slot[e]][e]  = 1'b0;
+                    o[e]                = o[e] - 32'(done_len[e]);
+                    qo[e][done_prio[e]] = qo[e][done_prio[e]] - 32'(done_len[e]);
+                end
+                if (fr[e]) begin
+                    si                    = sinfo_q[done_slot[e]];
+                    f[done_slot[e]]       = 1'b1;
+                    ico[si.port][si.prio] = ico[si.port][si.prio] - 32'(si.len);
+                end
+            end
+            free_q    <= f;
+            holders_q <= h;
+            occ_q     <= o;
+            qocc_q    <= qo;
+            ic_q      <= ico;
         end
         if (rst) begin
             free_q    <= {{(NSLOT - SLOTS){1'b0}}, {SLOTS{1'b1}}};
             lfsr_q    <= 16'd1;
             holders_q <= '0;
             occ_q     <= '0;
-            for (int e = 0; e < PORTS; e++) begin
-                for (int p = 0; p < QUEUES; p++) begin
-                    qocc_q[e][p] <= 32'd0;
-                    ic_q[e][p]   <= 32'd0;
-                end
-            end
-        end else begin
-            free_q    <= free_d;
-            holders_q <= holders_d;
-            occ_q     <= occ_d;
-            qocc_q    <= qocc_d;
-            ic_q      <= ic_d;
-            lfsr_q    <= red_lfsr_we ? red_lfsr_wdata : lfsr_dc;
+            qocc_q    <= '0;
+            ic_q      <= '0;
         end
     end
 

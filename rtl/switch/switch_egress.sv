@@ -11,7 +11,9 @@
 //   enq_* (up to PORTS copies per cycle) --> queue[0..QUEUES-1] --+
 //   pfc_push (up to QUEUES per cycle)    --> pfc fifo -------------+--> pick
 //                                                                  |
-//   pick --> { slot, beat } --> rd_addr / rd_data --> ECN rewrite --> out regs --> m_axis
+//   pick --> { slot, beat } --> rd_en, rd_addr --> switch_buffer (registers the beat: rd_data)
+//   rd_data --> ECN rewrite --+--> m_axis_tdata    (tkeep, tlast, tvalid: registers here)
+//   PFC beat register --------+
 //
 // PFC frame built here (60 bytes, beats of KEEP_WIDTH bytes):
 //   0       6            12     14     16       18           34        60
@@ -37,12 +39,18 @@
 //   README's steps). The pick's first beat is on m_axis from t+1; every
 //   further beat the cycle after the previous one was taken.
 //   done_* in the cycle z the last beat of a copy is taken (effective z+1).
-//   Pause: pause_load in cycle D sets the timer to N; queue p is paused at
-//   the picks of cycles D+1..D+N (timer != 0; it counts down once a cycle).
+//   Pause: pause_load in cycle D sets the timer to N = time[p] * 512 /
+//   DATA_WIDTH (pause_quanta is time[p]); queue p is paused at the picks of
+//   cycles D+1..D+N (timer != 0; it counts down once a cycle).
 //   tx_* in the cycle a frame's last beat is taken.
 //   PFC frames wait one per priority: a frame generated while its priority
 //   still has one waiting replaces it in place (content, not turn); they
 //   leave in the order their priorities started waiting (README "PFC").
+//
+// Simulation speed: only taken, the pick and the read request depend on
+// m_axis_tready (Verilator evaluates those at every eval); the candidate
+// pick depends on registers only, and the registers change in the one
+// always_ff (see eth_switch).
 //
 // Reset (synchronous, active high) empties the queues and the PFC frames waiting,
 // clears the output valid flag, the pause timers and the DRR state
@@ -86,19 +94,20 @@ module switch_egress #(
     input  wire logic [PORTS-1:0][7:0]             enq_tos,
     input  wire logic [PORTS-1:0][15:0]            enq_csum,
 
-    // pause timers (a PFC frame received on this port)
+    // pause timers (a PFC frame received on this port): time[q] in quanta
     input  wire logic [QUEUES-1:0]                 pause_load,
-    input  wire logic [QUEUES-1:0][31:0]           pause_time,
+    input  wire logic [QUEUES-1:0][15:0]           pause_quanta,
 
     // PFC frames to send from this port (switch_pfc_ctl)
     input  wire logic [QUEUES-1:0]                 pfc_push,
     input  wire logic [QUEUES-1:0]                 pfc_xoff,
 
-    // buffer read port
+    // buffer read port: rd_en in cycle t loads rd_data at its end
+    output logic                                   rd_en,
     output logic      [SLOT_W+BEAT_W-1:0]          rd_addr,
     input  wire logic [DATA_WIDTH-1:0]             rd_data,
 
-    output wire logic [DATA_WIDTH-1:0]             m_axis_tdata,
+    output logic      [DATA_WIDTH-1:0]             m_axis_tdata,
     output wire logic [KEEP_WIDTH-1:0]             m_axis_tkeep,
     output wire logic                              m_axis_tvalid,
     input  wire logic                              m_axis_tready,
@@ -120,17 +129,25 @@ module switch_egress #(
     output logic                                   busy
 );
 
+    // Inlined into eth_switch: as a module of its own, the Verilated model
+    // evaluates its logic per instance, apart from the rest (inlined, a
+    // cycle takes about a tenth fewer instructions).
+    /* verilator inline_module */
+
     localparam int QPTR_W  = $clog2(QDEPTH);
     localparam int PPTR_W  = $clog2(QUEUES);   // the order of the waiting PFC frames
     localparam int PFC_LEN = 60;
     localparam int PFC_VEC = 64;    // the PFC frame, zero padded
+    // pause time[q] * 512 / DATA_WIDTH cycles = time[q] << PAUSE_SHIFT
+    localparam int PAUSE_SHIFT = $clog2(512 / DATA_WIDTH);
 
     initial begin
         if (QUEUES != 8) begin
             $error("switch_egress: QUEUES must be 8 (instance %m)");
             $finish;
         end
-        if (KEEP_WIDTH * 8 != DATA_WIDTH || KEEP_WIDTH > PFC_VEC || PFC_VEC % KEEP_WIDTH != 0) begin
+        if (KEEP_WIDTH * 8 != DATA_WIDTH || KEEP_WIDTH > PFC_VEC || PFC_VEC % KEEP_WIDTH != 0 ||
+            (1 << PAUSE_SHIFT) * DATA_WIDTH != 512) begin
             $error("switch_egress: DATA_WIDTH must be a power of two, 8 to 512 (instance %m)");
             $finish;
         end
@@ -160,110 +177,68 @@ module switch_egress #(
         logic [47:0] mac;
     } pfc_t;
 
-    // ---- queues ----
+    // ---- state ----
+    // (all packed: in the Verilated model each nonblocking write to an
+    // unpacked array costs bookkeeping in every cycle, written or not)
 
-    desc_t                            qmem [QUEUES][QDEPTH];
-    logic [QUEUES-1:0][QPTR_W:0]      qwr_q, qwr_d;
-    logic [QUEUES-1:0][QPTR_W:0]      qrd_q, qrd_d;
-    logic [PORTS-1:0][QPTR_W-1:0]     q_push_at;
-    desc_t [PORTS-1:0]                enq_desc;
-    desc_t [QUEUES-1:0]               head;
-    logic [QUEUES-1:0]                nonempty;
+    // queues of copies; nonempty_q[q] is qwr_q[q] != qrd_q[q]
+    /* verilator tracing_off */
+    desc_t [QUEUES-1:0][QDEPTH-1:0] qmem;    // (too wide to trace usefully)
+    /* verilator tracing_on */
+    logic [QUEUES-1:0][QPTR_W:0]    qwr_q;
+    logic [QUEUES-1:0][QPTR_W:0]    qrd_q;
+    logic [QUEUES-1:0]              nonempty_q;
 
-    always_comb begin
-        // copy i lands at the write pointer of its queue as advanced by the
-        // copies of lower ports
-        qwr_d = qwr_q;
-        for (int i = 0; i < PORTS; i++) begin
-            enq_desc[i]  = '{slot: enq_slot[i], len: enq_len[i], mark: enq_mark[i], vlan: enq_tagged[i],
-                             tos: enq_tos[i], csum: enq_csum[i]};
-            q_push_at[i] = qwr_d[enq_prio[i]][QPTR_W-1:0];
-            if (enq_valid[i]) begin
-                qwr_d[enq_prio[i]] = qwr_d[enq_prio[i]] + 1'b1;
-            end
-        end
-        for (int q = 0; q < QUEUES; q++) begin
-            head[q]     = qmem[q][qrd_q[q][QPTR_W-1:0]];
-            nonempty[q] = (qwr_q[q] != qrd_q[q]);
-        end
-    end
+    // PFC frames waiting: one per priority, in order of arrival
+    pfc_t [QUEUES-1:0]              pwait;     // the frame waiting per priority
+    logic [QUEUES-1:0]              pvalid_q;
+    logic [QUEUES-1:0][2:0]         pord;      // priorities in the order they started waiting
+    logic [PPTR_W:0]                pwr_q;
+    logic [PPTR_W:0]                prd_q;
 
-    // ---- PFC frames waiting: one per priority, in order of arrival ----
+    // pause timers; paused_q[q] is pause_q[q] != 0
+    logic [QUEUES-1:0][31:0]        pause_q;
+    logic [QUEUES-1:0]              paused_q;
 
-    logic                         pick_pfc;          // the scheduler takes the oldest (below)
+    // DRR
+    logic [2:0]                     rr_q;
+    logic                           fresh_q;
+    logic [QUEUES-1:0][33:0]        deficit_q;
 
-    pfc_t [QUEUES-1:0]            pwait;             // the frame waiting per priority
-    logic [QUEUES-1:0]            pvalid_q, pvalid_d;
-    logic [2:0]                   pord [QUEUES];     // priorities in the order they started waiting
-    logic [PPTR_W:0]              pwr_q, pwr_d;
-    logic [PPTR_W:0]              prd_q, prd_d;
-    logic [QUEUES-1:0]            p_new;             // a push that takes a new turn
-    logic [QUEUES-1:0][PPTR_W-1:0] p_new_at;
-    logic [2:0]                   phead;
-    logic                         pfc_waiting;
+    // the frame leaving and its beat on m_axis (the data of a copy's beat is
+    // rd_data, that of a PFC frame's beat out_pfc_q)
+    logic                           out_valid_q;
+    logic                           out_last_q;
+    logic [KEEP_WIDTH-1:0]          out_keep_q;
+    logic [DATA_WIDTH-1:0]          out_pfc_q;
+    logic                           cur_pfc_q;
+    desc_t                          cur_desc_q;
+    pfc_t                           cur_pent_q;
+    logic [2:0]                     cur_prio_q;
+    logic [BEAT_W-1:0]              cur_beat_q;
 
-    always_comb begin
-        logic [PPTR_W:0] n;
-        n           = '0;
-        pfc_waiting = (pwr_q != prd_q);
-        phead       = pord[prd_q[PPTR_W-1:0]];
-        for (int p = 0; p < QUEUES; p++) begin
-            // The head leaves at this cycle's pick, before this cycle's
-            // pushes: a push for it takes a new turn.
-            p_new[p]    = pfc_push[p] && (!pvalid_q[p] || (pick_pfc && phead == 3'(p)));
-            p_new_at[p] = pwr_q[PPTR_W-1:0] + n[PPTR_W-1:0];
-            if (p_new[p]) begin
-                n = n + 1'b1;
-            end
-            pvalid_d[p] = (pvalid_q[p] && !(pick_pfc && phead == 3'(p))) || pfc_push[p];
-        end
-        pwr_d = pwr_q + n;
-    end
+    // ---- the pick, should the transmitter be free (registers only) ----
 
-    // ---- pause timers ----
-
-    logic [QUEUES-1:0][31:0] pause_q, pause_d;
-    logic [QUEUES-1:0]       paused;
-
-    always_comb begin
-        for (int q = 0; q < QUEUES; q++) begin
-            paused[q] = (pause_q[q] != 32'd0);
-            if (pause_load[q]) begin
-                pause_d[q] = pause_time[q];
-            end else if (paused[q]) begin
-                pause_d[q] = pause_q[q] - 32'd1;
-            end else begin
-                pause_d[q] = 32'd0;
-            end
-        end
-    end
-
-    // ---- scheduler ----
-
-    logic                    out_valid_q, out_valid_d;
-    logic                    out_last_q, out_last_d;
-    logic [DATA_WIDTH-1:0]   out_data_q, out_data_d;
-    logic [KEEP_WIDTH-1:0]   out_keep_q, out_keep_d;
-
-    logic [2:0]                 rr_q, rr_d;
-    logic                       fresh_q, fresh_d;
-    logic [QUEUES-1:0][33:0]    deficit_q, deficit_d;
-
-    logic              taken;
-    logic              tx_free;
-    logic              pick_queue;
-    logic [2:0]        pick_q;
+    logic              pfc_waiting;
+    logic [2:0]        phead;
+    logic              cand_ok;     // a queue to pick
+    logic [2:0]        cand_q;
+    desc_t             cand_desc;   // its head
+    logic              drr_ok;
+    logic [2:0]        drr_q;
+    logic [2:0]        rr_n;
+    logic              fresh_n;
+    logic [QUEUES-1:0][33:0] deficit_n;
 
     always_comb begin
         logic [QUEUES-1:0] elig;
         logic              strict_ok;
         logic [2:0]        strict_q;
-        logic              drr_ok;
-        logic [2:0]        drr_q;
+        logic [LEN_W-1:0]  hl;
 
-        taken   = out_valid_q && m_axis_tready;
-        tx_free = !out_valid_q || (taken && out_last_q);
-        elig    = nonempty & ~paused;
+        pfc_waiting = (pwr_q != prd_q);
+        phead       = pord[prd_q[PPTR_W-1:0]];
+        elig = nonempty_q & ~paused_q;
 
         // strict priority: the highest eligible queue
         strict_ok = 1'b0;
@@ -275,234 +250,275 @@ module switch_egress #(
             end
         end
 
-        // deficit round robin: at most QUEUES steps, run only in a cycle
-        // whose pick it makes (its state changes only then)
-        rr_d      = rr_q;
-        fresh_d   = fresh_q;
-        deficit_d = deficit_q;
+        // deficit round robin: at most QUEUES steps, only when the
+        // transmitter may be free this cycle and no PFC frame waits (the
+        // state it reaches is kept only in a cycle the port picks)
+        rr_n      = rr_q;
+        fresh_n   = fresh_q;
+        deficit_n = deficit_q;
         drr_ok    = 1'b0;
         drr_q     = 3'd0;
-        if (tx_free && !pfc_waiting && ctrl_sched) begin
+        hl        = '0;
+        if (ctrl_sched && !pfc_waiting && (!out_valid_q || out_last_q)) begin
             for (int step = 0; step < QUEUES; step++) begin
                 if (!drr_ok) begin
-                    if (!elig[rr_d]) begin
-                        if (!nonempty[rr_d]) begin
-                            deficit_d[rr_d] = '0;
+                    if (!elig[rr_n]) begin
+                        if (!nonempty_q[rr_n]) begin
+                            deficit_n[rr_n] = '0;
                         end
-                        rr_d    = rr_d + 3'd1;
-                        fresh_d = 1'b0;
+                        rr_n    = rr_n + 3'd1;
+                        fresh_n = 1'b0;
                     end else begin
-                        if (!fresh_d) begin
-                            deficit_d[rr_d] = deficit_d[rr_d] + {2'b00, quantum[rr_d]};
-                            fresh_d         = 1'b1;
+                        if (!fresh_n) begin
+                            deficit_n[rr_n] = deficit_n[rr_n] + {2'b00, quantum[rr_n]};
+                            fresh_n         = 1'b1;
                         end
-                        if (deficit_d[rr_d] >= 34'(head[rr_d].len)) begin
-                            deficit_d[rr_d] = deficit_d[rr_d] - 34'(head[rr_d].len);
+                        hl = qmem[rr_n][qrd_q[rr_n][QPTR_W-1:0]].len;
+                        if (deficit_n[rr_n] >= 34'(hl)) begin
+                            deficit_n[rr_n] = deficit_n[rr_n] - 34'(hl);
                             drr_ok          = 1'b1;
-                            drr_q           = rr_d;
+                            drr_q           = rr_n;
                         end else begin
-                            rr_d    = rr_d + 3'd1;
-                            fresh_d = 1'b0;
+                            rr_n    = rr_n + 3'd1;
+                            fresh_n = 1'b0;
                         end
                     end
                 end
             end
         end
 
+        cand_ok   = ctrl_sched ? drr_ok : strict_ok;
+        cand_q    = ctrl_sched ? drr_q : strict_q;
+        cand_desc = '0;
+        if (cand_ok) begin
+            cand_desc = qmem[cand_q][qrd_q[cand_q][QPTR_W-1:0]];
+        end
+    end
+
+    // ---- this cycle's pick and beat (the only logic on m_axis_tready) ----
+
+    logic taken;
+    logic tx_free;
+    logic pick_pfc;
+    logic pick_queue;
+
+    always_comb begin
+        taken      = out_valid_q && m_axis_tready;
+        tx_free    = !out_valid_q || (taken && out_last_q);
         pick_pfc   = tx_free && pfc_waiting;
-        pick_queue = 1'b0;
-        pick_q     = 3'd0;
-        if (tx_free && !pfc_waiting) begin
-            if (ctrl_sched) begin
-                pick_queue = drr_ok;
-                pick_q     = drr_q;
-            end else begin
-                pick_queue = strict_ok;
-                pick_q     = strict_q;
-            end
-        end
-
-        prd_d = prd_q + (PPTR_W + 1)'(pick_pfc);
-        qrd_d = qrd_q;
-        if (pick_queue) begin
-            qrd_d[pick_q] = qrd_q[pick_q] + 1'b1;
-        end
+        pick_queue = tx_free && !pfc_waiting && cand_ok;
+        // the buffer reads the pick's first beat or the next beat of a copy
+        rd_en      = pick_queue || (taken && !out_last_q && !cur_pfc_q);
+        rd_addr    = pick_queue ? {cand_desc.slot, BEAT_W'(0)} : {cur_desc_q.slot, cur_beat_q + 1'b1};
     end
 
-    // ---- beat output ----
-
-    logic              cur_pfc_q, cur_pfc_d;
-    desc_t             cur_desc_q, cur_desc_d;
-    pfc_t              cur_pent_q, cur_pent_d;
-    logic [2:0]        cur_prio_q, cur_prio_d;
-    logic [BEAT_W-1:0] cur_beat_q, cur_beat_d;
-
-    // what the output registers load next: the pick's first beat or the
-    // current frame's next beat (rd_addr is kept apart from the use of
-    // rd_data, so that the buffer read is not a combinational loop)
-    logic              nx_pfc;
-    desc_t             nx_desc;
-    pfc_t              nx_pent;
-    logic [BEAT_W-1:0] nx_beat;
+    // ---- the beat on m_axis: rd_data with the ECN rewrite, or the PFC beat ----
 
     always_comb begin
-        if (pick_pfc) begin
-            nx_pfc  = 1'b1;
-            nx_desc = cur_desc_q;
-            nx_pent = pwait[phead];
-            nx_beat = '0;
-        end else if (pick_queue) begin
-            nx_pfc  = 1'b0;
-            nx_desc = head[pick_q];
-            nx_pent = cur_pent_q;
-            nx_beat = '0;
-        end else begin
-            nx_pfc  = cur_pfc_q;
-            nx_desc = cur_desc_q;
-            nx_pent = cur_pent_q;
-            nx_beat = cur_beat_q + 1'b1;
-        end
-        rd_addr = {nx_desc.slot, nx_beat};
-    end
+        int base;
+        int tos_at;
+        int csum_at;
 
-    always_comb begin
-        logic [PFC_VEC-1:0][7:0] pv;
-        int                base;
-        int                len;
-        int                rem;
-        int                tos_at;
-        int                csum_at;
-
-        base    = int'(nx_beat) * KEEP_WIDTH;
-        len     = nx_pfc ? PFC_LEN : int'(nx_desc.len);
-        rem     = len - base;
-        tos_at  = nx_desc.vlan ? 19 : 15;
-        csum_at = nx_desc.vlan ? 28 : 24;
-        if (rem >= KEEP_WIDTH) begin
-            out_keep_d = '1;
-        end else if (rem <= 0) begin
-            out_keep_d = '0;
-        end else begin
-            out_keep_d = ~({KEEP_WIDTH{1'b1}} << rem);
-        end
-        out_data_d = rd_data;
-        pv         = '0;
-        if (nx_pfc) begin
-            // the PFC frame, built only for its own beats
-            pv[0]   = 8'h01;
-            pv[1]   = 8'h80;
-            pv[2]   = 8'hC2;
-            pv[3]   = 8'h00;
-            pv[4]   = 8'h00;
-            pv[5]   = 8'h01;
-            for (int k = 0; k < 6; k++) begin
-                pv[6 + k] = nx_pent.mac[8*(5-k) +: 8];
-            end
-            pv[12]  = 8'h88;
-            pv[13]  = 8'h08;
-            pv[14]  = 8'h01;
-            pv[15]  = 8'h01;
-            pv[16]  = 8'h00;
-            pv[17]  = 8'h01 << nx_pent.prio;
-            if (nx_pent.xoff) begin
-                pv[18 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[15:8];
-                pv[19 + 2 * int'(nx_pent.prio)] = nx_pent.quanta[7:0];
-            end
-            // base is a multiple of KEEP_WIDTH, which divides PFC_VEC
-            if (base < PFC_VEC) begin
-                out_data_d = pv[base +: KEEP_WIDTH];
-            end else begin
-                out_data_d = '0;
-            end
-        end else if (nx_desc.mark) begin
+        m_axis_tdata = cur_pfc_q ? out_pfc_q : rd_data;
+        base         = 0;
+        tos_at       = 0;
+        csum_at      = 0;
+        if (!cur_pfc_q && cur_desc_q.mark) begin
             // the rewritten bytes that fall in this beat
+            base    = int'(cur_beat_q) * KEEP_WIDTH;
+            tos_at  = cur_desc_q.vlan ? 19 : 15;
+            csum_at = cur_desc_q.vlan ? 28 : 24;
             if (tos_at >= base && tos_at < base + KEEP_WIDTH) begin
-                out_data_d[8*(tos_at - base) +: 8] = nx_desc.tos;
+                m_axis_tdata[8*(tos_at - base) +: 8] = cur_desc_q.tos;
             end
             if (csum_at >= base && csum_at < base + KEEP_WIDTH) begin
-                out_data_d[8*(csum_at - base) +: 8] = nx_desc.csum[15:8];
+                m_axis_tdata[8*(csum_at - base) +: 8] = cur_desc_q.csum[15:8];
             end
             if (csum_at + 1 >= base && csum_at + 1 < base + KEEP_WIDTH) begin
-                out_data_d[8*(csum_at + 1 - base) +: 8] = nx_desc.csum[7:0];
+                m_axis_tdata[8*(csum_at + 1 - base) +: 8] = cur_desc_q.csum[7:0];
             end
-        end
-        out_last_d = (rem <= KEEP_WIDTH);
-
-        out_valid_d = out_valid_q;
-        cur_pfc_d   = cur_pfc_q;
-        cur_desc_d  = cur_desc_q;
-        cur_pent_d  = cur_pent_q;
-        cur_prio_d  = cur_prio_q;
-        cur_beat_d  = cur_beat_q;
-        if (pick_pfc || pick_queue) begin
-            out_valid_d = 1'b1;
-            cur_pfc_d   = nx_pfc;
-            cur_desc_d  = nx_desc;
-            cur_pent_d  = nx_pent;
-            cur_prio_d  = pick_pfc ? nx_pent.prio : pick_q;
-            cur_beat_d  = nx_beat;
-        end else if (taken && !out_last_q) begin
-            cur_beat_d  = nx_beat;
-        end else if (taken) begin
-            out_valid_d = 1'b0;
         end
     end
 
-    // The output registers load a new beat only when one is picked or the
-    // current one is taken.
-    logic out_load;
-    assign out_load = pick_pfc || pick_queue || (taken && !out_last_q);
+    // ---- state updates ----
+    // (every register is read before its nonblocking assignment and the
+    // reset values come last, so Verilator assigns them in place)
 
     always_ff @(posedge clk) begin
-        for (int i = 0; i < PORTS; i++) begin
-            if (enq_valid[i]) begin
-                qmem[enq_prio[i]][q_push_at[i]] <= enq_desc[i];
+        logic                    l_pfc;
+        desc_t                   l_desc;
+        pfc_t                    l_pent;
+        logic [2:0]              l_prio;
+        logic [BEAT_W-1:0]       l_beat;
+        int                      base;
+        int                      rem;
+        logic [PFC_VEC-1:0][7:0] pv;
+        logic [QUEUES-1:0][QPTR_W:0] w;
+        logic [QPTR_W:0]         r;
+        logic [QUEUES-1:0]       ne;
+        logic [PPTR_W:0]         n;
+        logic [PPTR_W-1:0]       at;
+        logic                    head_left;
+        logic [QUEUES-1:0]       pvn;
+        logic [QUEUES-1:0][31:0] pz;
+        logic [QUEUES-1:0]       pm;
+
+        // the transmitter: the pick's first beat or the next beat
+        if (pick_pfc || pick_queue || (taken && !out_last_q)) begin
+            if (pick_pfc) begin
+                l_pfc  = 1'b1;
+                l_desc = cur_desc_q;
+                l_pent = pwait[phead];
+                l_prio = l_pent.prio;
+                l_beat = '0;
+            end else if (pick_queue) begin
+                l_pfc  = 1'b0;
+                l_desc = cand_desc;
+                l_pent = cur_pent_q;
+                l_prio = cand_q;
+                l_beat = '0;
+            end else begin
+                l_pfc  = cur_pfc_q;
+                l_desc = cur_desc_q;
+                l_pent = cur_pent_q;
+                l_prio = cur_prio_q;
+                l_beat = cur_beat_q + 1'b1;
             end
-        end
-        for (int p = 0; p < QUEUES; p++) begin
-            if (pfc_push[p]) begin
-                pwait[p] <= '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
+            base = int'(l_beat) * KEEP_WIDTH;
+            rem  = (l_pfc ? PFC_LEN : int'(l_desc.len)) - base;
+            if (rem >= KEEP_WIDTH) begin
+                out_keep_q <= '1;
+            end else if (rem <= 0) begin
+                out_keep_q <= '0;
+            end else begin
+                out_keep_q <= ~({KEEP_WIDTH{1'b1}} << rem);
             end
-            if (p_new[p]) begin
-                pord[p_new_at[p]] <= 3'(p);
+            out_last_q <= (rem <= KEEP_WIDTH);
+            if (l_pfc) begin
+                // the PFC frame, built only for its own beats
+                pv      = '0;
+                pv[0]   = 8'h01;
+                pv[1]   = 8'h80;
+                pv[2]   = 8'hC2;
+                pv[3]   = 8'h00;
+                pv[4]   = 8'h00;
+                pv[5]   = 8'h01;
+                for (int k = 0; k < 6; k++) begin
+                    pv[6 + k] = l_pent.mac[8*(5-k) +: 8];
+                end
+                pv[12]  = 8'h88;
+                pv[13]  = 8'h08;
+                pv[14]  = 8'h01;
+                pv[15]  = 8'h01;
+                pv[16]  = 8'h00;
+                pv[17]  = 8'h01 << l_pent.prio;
+                if (l_pent.xoff) begin
+                    pv[18 + 2 * int'(l_pent.prio)] = l_pent.quanta[15:8];
+                    pv[19 + 2 * int'(l_pent.prio)] = l_pent.quanta[7:0];
+                end
+                // base is a multiple of KEEP_WIDTH, which divides PFC_VEC
+                if (base < PFC_VEC) begin
+                    out_pfc_q <= pv[base +: KEEP_WIDTH];
+                end else begin
+                    out_pfc_q <= '0;
+                end
             end
+            cur_pfc_q  <= l_pfc;
+            cur_desc_q <= l_desc;
+            cur_pent_q <= l_pent;
+            cur_prio_q <= l_prio;
+            cur_beat_q <= l_beat;
         end
-        if (out_load) begin
-            out_data_q <= out_data_d;
-            out_keep_q <= out_keep_d;
-            out_last_q <= out_last_d;
+        if (pick_pfc || pick_queue) begin
+            out_valid_q <= 1'b1;
+        end else if (tx_done) begin
+            out_valid_q <= 1'b0;
         end
-        cur_pfc_q  <= cur_pfc_d;
-        cur_desc_q <= cur_desc_d;
-        cur_pent_q <= cur_pent_d;
-        cur_prio_q <= cur_prio_d;
-        cur_beat_q <= cur_beat_d;
+
+        // copies: copy i lands at the write pointer of its queue as advanced
+        // by the copies of lower ports; the pick takes the head
+        if (enq_valid != '0 || pick_queue) begin
+            w  = qwr_q;
+            ne = nonempty_q;
+            for (int i = 0; i < PORTS; i++) begin
+                if (enq_valid[i]) begin
+                    qmem[enq_prio[i]][w[enq_prio[i]][QPTR_W-1:0]] <=
+                        '{slot: enq_slot[i], len: enq_len[i], mark: enq_mark[i], vlan: enq_tagged[i],
+                          tos: enq_tos[i], csum: enq_csum[i]};
+                    w[enq_prio[i]]  = w[enq_prio[i]] + 1'b1;
+                    ne[enq_prio[i]] = 1'b1;
+                end
+            end
+            if (pick_queue) begin
+                r              = qrd_q[cand_q] + 1'b1;
+                qrd_q[cand_q] <= r;
+                ne[cand_q]     = (r != w[cand_q]);
+            end
+            qwr_q      <= w;
+            nonempty_q <= ne;
+        end
+
+        // PFC frames: the head leaves at this cycle's pick, before this
+        // cycle's pushes, so a push for it takes a new turn
+        if (pfc_push != '0 || pick_pfc) begin
+            n = '0;
+            for (int p = 0; p < QUEUES; p++) begin
+                head_left = pick_pfc && phead == 3'(p);
+                if (pfc_push[p]) begin
+                    pwait[p] <= '{xoff: pfc_xoff[p], prio: 3'(p), quanta: pfc_quanta, mac: switch_mac};
+                    if (!pvalid_q[p] || head_left) begin
+                        at       = pwr_q[PPTR_W-1:0] + n[PPTR_W-1:0];   // wraps
+                        pord[at] <= 3'(p);
+                        n        = n + 1'b1;
+                    end
+                end
+                pvn[p] = (pvalid_q[p] && !head_left) || pfc_push[p];
+            end
+            pvalid_q <= pvn;
+            pwr_q    <= pwr_q + n;
+            prd_q    <= prd_q + (PPTR_W + 1)'(pick_pfc);
+        end
+
+        // pause timers
+        if (pause_load != '0 || paused_q != '0) begin
+            pz = pause_q;
+            pm = paused_q;
+            for (int q = 0; q < QUEUES; q++) begin
+                if (pause_load[q]) begin
+                    pz[q] = {16'd0, pause_quanta[q]} << PAUSE_SHIFT;
+                    pm[q] = (pz[q] != 32'd0);
+                end else if (pm[q]) begin
+                    pz[q] = pz[q] - 32'd1;
+                    pm[q] = (pz[q] != 32'd0);
+                end
+            end
+            pause_q  <= pz;
+            paused_q <= pm;
+        end
+
+        // DRR state, kept only when the port picks from the queues
+        if (tx_free && !pfc_waiting && ctrl_sched) begin
+            rr_q      <= rr_n;
+            fresh_q   <= fresh_n;
+            deficit_q <= deficit_n;
+        end
+
         if (rst) begin
             qwr_q       <= '0;
             qrd_q       <= '0;
+            nonempty_q  <= '0;
             pwr_q       <= '0;
             prd_q       <= '0;
             pvalid_q    <= '0;
             pause_q     <= '0;
+            paused_q    <= '0;
             out_valid_q <= 1'b0;
             rr_q        <= 3'd0;
             fresh_q     <= 1'b0;
             deficit_q   <= '0;
-        end else begin
-            qwr_q       <= qwr_d;
-            qrd_q       <= qrd_d;
-            pwr_q       <= pwr_d;
-            prd_q       <= prd_d;
-            pvalid_q    <= pvalid_d;
-            pause_q     <= pause_d;
-            out_valid_q <= out_valid_d;
-            rr_q        <= rr_d;
-            fresh_q     <= fresh_d;
-            deficit_q   <= deficit_d;
         end
     end
 
-    assign m_axis_tdata  = out_data_q;
     assign m_axis_tkeep  = out_keep_q;
     assign m_axis_tvalid = out_valid_q;
     assign m_axis_tlast  = out_last_q;

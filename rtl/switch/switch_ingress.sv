@@ -3,15 +3,18 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// switch_ingress: one input port of eth_switch: lands a frame's beats in
-// one of the port's two landing slots, measures it, captures its first
-// HDR_BYTES bytes and hands it to the decision the cycle after its last beat.
+// switch_ingress: one input port of eth_switch: addresses a frame's beats
+// into one of the port's two landing slots, measures it, says which beats
+// hold its first HDR_BYTES bytes and hands it to the decision the cycle
+// after its last beat.
 //
-//   s_axis --+--> wr_* (buffer write port: {landing slot, beat})
-//            +--> hdr_q (bytes 0..HDR_BYTES-1), len_q, tuser on the last beat
+//   s_axis --+--> wr_en, wr_addr (buffer write port: {landing slot, beat};
+//            |    the beat's data goes to the buffer straight from s_axis)
+//            +--> hdr_sel (header beat b arriving: switch_decide keeps it)
+//            +--> len_q, tuser on the last beat
 //                   |
 //                   v   registered at the last beat (cycle L)
-//            dec_valid, dec_len, dec_bad, dec_slot, dec_hdr   (valid in D = L+1)
+//            dec_valid, dec_len, dec_bad, dec_slot   (valid in D = L+1)
 //
 //   landing slots: land_q[0], land_q[1]; cur_q selects the one the arriving
 //   frame fills, and flips at every last beat, so the next frame may start
@@ -26,17 +29,24 @@
 //   Beats past the slot (frames longer than the slot) are not written; the
 //   length still counts them (such a frame is dropped as oversize).
 //
+// Simulation speed (Verilator): every register is updated in the one
+// always_ff, and only the write address and hdr_sel are combinational on
+// s_axis, so a cycle without a beat costs almost nothing. The header is
+// kept by switch_decide: a wide output of a per-port instance is copied
+// into the parent's array at every clock edge.
+//
 // Reset (synchronous, active high) clears the frame state (length, beat,
-// flags) and sets the two landing slots to LAND0 and LAND1; the header and
-// the decided frame's fields are not reset.
+// flags) and sets the two landing slots to LAND0 and LAND1; the decided
+// frame's fields are not reset.
 
 module switch_ingress #(
     // Bits per beat.
     parameter int DATA_WIDTH = 64,
     // Byte lanes per beat.
     parameter int KEEP_WIDTH = DATA_WIDTH / 8,
-    // Header bytes captured for the decision.
+    // Header bytes the decision reads, in HDR_BEATS beats.
     parameter int HDR_BYTES  = 48,
+    parameter int HDR_BEATS  = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH,
     // Slot number width.
     parameter int SLOT_W     = 7,
     // Beat number width within a slot.
@@ -50,24 +60,26 @@ module switch_ingress #(
     input  wire logic                      clk,
     input  wire logic                      rst,
 
-    input  wire logic [DATA_WIDTH-1:0]     s_axis_tdata,
+    // the AXI-Stream input but its tdata, which goes to the buffer and to
+    // switch_decide (the header beats) straight from eth_switch's port
     input  wire logic [KEEP_WIDTH-1:0]     s_axis_tkeep,
     input  wire logic                      s_axis_tvalid,
     output wire logic                      s_axis_tready,
     input  wire logic                      s_axis_tlast,
     input  wire logic                      s_axis_tuser,
 
-    // buffer write port
+    // buffer write port (the data is the port's s_axis_tdata)
     output logic                           wr_en,
     output logic [SLOT_W+BEAT_W-1:0]       wr_addr,
-    output logic [DATA_WIDTH-1:0]          wr_data,
 
     // the frame that ended in the previous cycle
     output logic                           dec_valid,
     output logic [31:0]                    dec_len,
     output logic                           dec_bad,
     output logic [SLOT_W-1:0]              dec_slot,
-    output logic [HDR_BYTES*8-1:0]         dec_hdr,
+
+    // header beat b is on s_axis_tdata (switch_decide keeps it)
+    output logic [HDR_BEATS-1:0]           hdr_sel,
 
     // the decision's answer in the same cycle: a new landing slot
     input  wire logic                      land_swap,
@@ -82,8 +94,9 @@ module switch_ingress #(
             $error("switch_ingress: KEEP_WIDTH must be DATA_WIDTH/8 (instance %m)");
             $finish;
         end
-        if (SLOT_BEATS < 1 || SLOT_BEATS > 2**BEAT_W || HDR_BYTES < 1) begin
-            $error("switch_ingress: SLOT_BEATS must be 1..2^BEAT_W (instance %m)");
+        if (SLOT_BEATS < 1 || SLOT_BEATS > 2**BEAT_W || HDR_BYTES < 1 ||
+            HDR_BEATS != (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH) begin
+            $error("switch_ingress: SLOT_BEATS must be 1..2^BEAT_W, HDR_BEATS the beats of HDR_BYTES (instance %m)");
             $finish;
         end
         if (LAND0 >= 2**SLOT_W || LAND1 >= 2**SLOT_W || LAND0 == LAND1) begin
@@ -92,74 +105,48 @@ module switch_ingress #(
         end
     end
 
-    logic [1:0][SLOT_W-1:0]  land_q, land_d;
-    logic                    cur_q, cur_d;
-    logic                    dec_idx_q, dec_idx_d;
-    logic                    in_frame_q, in_frame_d;
-    logic [BEAT_W:0]         beat_q, beat_d;     // saturates at SLOT_BEATS
-    logic [31:0]             len_q, len_d;
-    // the header beats, whole: the bytes past HDR_BYTES are not read
-    localparam int HDR_BEATS = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [HDR_BEATS*DATA_WIDTH-1:0] hdr_q;
-    /* verilator lint_on UNUSEDSIGNAL */
-    logic                    dec_valid_q, dec_valid_d;
-    logic [31:0]             dec_len_q, dec_len_d;
-    logic                    dec_bad_q, dec_bad_d;
-    logic [SLOT_W-1:0]       dec_slot_q, dec_slot_d;
+    logic [1:0][SLOT_W-1:0]  land_q;
+    logic                    cur_q;
+    logic                    dec_idx_q;
+    logic                    in_frame_q;
+    logic [BEAT_W:0]         beat_q;     // saturates at SLOT_BEATS
+    logic [31:0]             len_q;
+    logic                    dec_valid_q;
+    logic [31:0]             dec_len_q;
+    logic                    dec_bad_q;
+    logic [SLOT_W-1:0]       dec_slot_q;
 
-    logic [31:0]             beat_bytes;
+    // Every register is read before it is assigned (and the reset values
+    // come last), so Verilator writes them in place without shadow copies.
+    always_ff @(posedge clk) begin
+        logic [31:0] beat_bytes;
+        logic        idx;
 
-    always_comb begin
-        beat_bytes = 32'($countones(s_axis_tkeep));
-    end
-
-    always_comb begin
-        land_d      = land_q;
-        cur_d       = cur_q;
-        dec_idx_d   = dec_idx_q;
-        in_frame_d  = in_frame_q;
-        beat_d      = beat_q;
-        len_d       = len_q;
-        dec_valid_d = 1'b0;
-        dec_len_d   = dec_len_q;
-        dec_bad_d   = dec_bad_q;
-        dec_slot_d  = dec_slot_q;
-
-        // The decided frame's landing slot now belongs to its copies.
-        if (land_swap) begin
-            land_d[dec_idx_q] = land_new;
-        end
-
+        idx          = dec_idx_q;
+        dec_valid_q <= s_axis_tvalid && s_axis_tlast;
         if (s_axis_tvalid) begin
+            beat_bytes = 32'($countones(s_axis_tkeep));
             if (s_axis_tlast) begin
-                dec_valid_d = 1'b1;
-                dec_len_d   = len_q + beat_bytes;
-                dec_bad_d   = s_axis_tuser;
-                dec_slot_d  = land_q[cur_q];
-                dec_idx_d   = cur_q;
-                cur_d       = !cur_q;
-                in_frame_d  = 1'b0;
-                beat_d      = '0;
-                len_d       = 32'd0;
+                dec_len_q  <= len_q + beat_bytes;
+                dec_bad_q  <= s_axis_tuser;
+                dec_slot_q <= land_q[cur_q];
+                dec_idx_q  <= cur_q;
+                cur_q      <= !cur_q;
+                in_frame_q <= 1'b0;
+                beat_q     <= '0;
+                len_q      <= 32'd0;
             end else begin
-                in_frame_d  = 1'b1;
-                len_d       = len_q + beat_bytes;
+                in_frame_q <= 1'b1;
+                len_q      <= len_q + beat_bytes;
                 if (beat_q != (BEAT_W + 1)'(SLOT_BEATS)) begin
-                    beat_d = beat_q + 1'b1;
+                    beat_q <= beat_q + 1'b1;
                 end
             end
         end
-    end
-
-    always_ff @(posedge clk) begin
-        // a header beat is captured as it arrives
-        if (s_axis_tvalid && beat_q < (BEAT_W + 1)'(HDR_BEATS)) begin
-            hdr_q[int'(beat_q) * DATA_WIDTH +: DATA_WIDTH] <= s_axis_tdata;
+        // the decided frame's landing slot now belongs to its copies
+        if (land_swap) begin
+            land_q[idx] <= land_new;
         end
-        dec_len_q  <= dec_len_d;
-        dec_bad_q  <= dec_bad_d;
-        dec_slot_q <= dec_slot_d;
         if (rst) begin
             land_q      <= {SLOT_W'(LAND1), SLOT_W'(LAND0)};
             cur_q       <= 1'b0;
@@ -168,14 +155,6 @@ module switch_ingress #(
             beat_q      <= '0;
             len_q       <= 32'd0;
             dec_valid_q <= 1'b0;
-        end else begin
-            land_q      <= land_d;
-            cur_q       <= cur_d;
-            dec_idx_q   <= dec_idx_d;
-            in_frame_q  <= in_frame_d;
-            beat_q      <= beat_d;
-            len_q       <= len_d;
-            dec_valid_q <= dec_valid_d;
         end
     end
 
@@ -183,13 +162,17 @@ module switch_ingress #(
 
     assign wr_en   = s_axis_tvalid && (beat_q < (BEAT_W + 1)'(SLOT_BEATS));
     assign wr_addr = {land_q[cur_q], beat_q[BEAT_W-1:0]};
-    assign wr_data = s_axis_tdata;
 
     assign dec_valid = dec_valid_q;
     assign dec_len   = dec_len_q;
     assign dec_bad   = dec_bad_q;
     assign dec_slot  = dec_slot_q;
-    assign dec_hdr   = hdr_q[HDR_BYTES*8-1:0];
+
+    always_comb begin
+        for (int b = 0; b < HDR_BEATS; b++) begin
+            hdr_sel[b] = s_axis_tvalid && beat_q == (BEAT_W + 1)'(b);
+        end
+    end
 
     assign busy = in_frame_q || dec_valid_q;
 

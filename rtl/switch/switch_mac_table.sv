@@ -24,6 +24,8 @@
 //   Learns of cycle D are written at the end of D in ascending port order:
 //   a later port's learn to the same index wins. Every learn is written
 //   (newest wins on a collision); the stamp is the cycle of the learn.
+//   Only ports with lookup_valid look up (the others answer a miss): the
+//   table is read only in the cycles a frame is decided.
 //
 // Reset (synchronous, active high) clears the valid bits only.
 
@@ -41,6 +43,7 @@ module switch_mac_table #(
     input  wire logic [63:0]                   cycle,
     input  wire logic [31:0]                   age_cycles,
 
+    input  wire logic [PORTS-1:0]              lookup_valid,
     input  wire logic [PORTS-1:0][47:0]        lookup_mac,
     output logic      [PORTS-1:0]              lookup_hit,
     output logic      [PORTS-1:0][PORT_W-1:0]  lookup_port,
@@ -69,42 +72,45 @@ module switch_mac_table #(
         return h[IDX_W-1:0];
     endfunction
 
-    logic [MAC_ENTRIES-1:0]  valid_q;
-    logic [47:0]             mac_q   [MAC_ENTRIES];
-    logic [PORT_W-1:0]       port_q  [MAC_ENTRIES];
-    logic [63:0]             stamp_q [MAC_ENTRIES];
-
-    logic [PORTS-1:0][IDX_W-1:0] lookup_idx;
-    logic [PORTS-1:0][IDX_W-1:0] learn_idx;
+    // Packed: in the Verilated model a nonblocking write to an unpacked
+    // array costs bookkeeping in every cycle, used or not; one vector per
+    // field, as a write of a whole 115-bit entry takes a slow generic insert.
+    logic [MAC_ENTRIES-1:0]              valid_q;
+    logic [MAC_ENTRIES-1:0][PORT_W-1:0]  port_q;
+    /* verilator tracing_off */
+    logic [MAC_ENTRIES-1:0][47:0]        mac_q;     // (too wide to trace usefully)
+    logic [MAC_ENTRIES-1:0][63:0]        stamp_q;
+    /* verilator tracing_on */
 
     always_comb begin
+        logic [IDX_W-1:0] idx;
+        idx = '0;
         for (int i = 0; i < PORTS; i++) begin
-            lookup_idx[i]  = mac_index(lookup_mac[i]);
-            learn_idx[i]   = mac_index(learn_mac[i]);
-            lookup_port[i] = port_q[lookup_idx[i]];
-            lookup_hit[i]  = valid_q[lookup_idx[i]] && (mac_q[lookup_idx[i]] == lookup_mac[i]) &&
-                             (age_cycles == 32'd0 ||
-                              (cycle - stamp_q[lookup_idx[i]]) < {32'd0, age_cycles});
+            lookup_hit[i]  = 1'b0;
+            lookup_port[i] = '0;
+            if (lookup_valid[i]) begin
+                idx            = mac_index(lookup_mac[i]);
+                lookup_port[i] = port_q[idx];
+                lookup_hit[i]  = valid_q[idx] && (mac_q[idx] == lookup_mac[i]) &&
+                                 (age_cycles == 32'd0 || (cycle - stamp_q[idx]) < {32'd0, age_cycles});
+            end
         end
     end
 
     always_ff @(posedge clk) begin
+        logic [IDX_W-1:0] idx;
         // Ascending port order: the last nonblocking write to an index wins.
         for (int i = 0; i < PORTS; i++) begin
             if (learn_valid[i]) begin
-                mac_q[learn_idx[i]]   <= learn_mac[i];
-                port_q[learn_idx[i]]  <= PORT_W'(i);
-                stamp_q[learn_idx[i]] <= cycle;
+                idx           = mac_index(learn_mac[i]);
+                mac_q[idx]   <= learn_mac[i];
+                port_q[idx]  <= PORT_W'(i);
+                stamp_q[idx] <= cycle;
+                valid_q[idx] <= 1'b1;
             end
         end
         if (rst) begin
             valid_q <= '0;
-        end else begin
-            for (int i = 0; i < PORTS; i++) begin
-                if (learn_valid[i]) begin
-                    valid_q[learn_idx[i]] <= 1'b1;
-                end
-            end
         end
     end
 

@@ -15,13 +15,18 @@
 //
 // Timing constants (the golden model relies on these):
 //   Evaluated at the end of every cycle t on ic after all of cycle t's
-//   updates (the ic input is the next-state value), with the CTRL.pfc_tx,
-//   PFC_XOFF, PFC_XON and PFC_REFRESH values of cycle t (a CSR write of
-//   cycle t is seen from t+1). A frame to send is pushed (push[i][p]) in
-//   cycle t; the egress queues it on port i, visible to its scheduler from
-//   t+1; pushes of one port are queued in ascending p.
+//   updates (ic at the start of t with the changes of t applied, see
+//   switch_decide), with the CTRL.pfc_tx, PFC_XOFF, PFC_XON and
+//   PFC_REFRESH values of cycle t (a CSR write of cycle t is seen from
+//   t+1). A frame to send is pushed (push[i][p]) in cycle t; the egress
+//   queues it on port i, visible to its scheduler from t+1; pushes of one
+//   port are queued in ascending p.
 //   The refresh cycle is absolute (64 bits); PFC_REFRESH = 0 acts as 1.
 //   With CTRL.pfc_tx clear nothing is evaluated: the states hold.
+//
+// Simulation speed: ic after the cycle's changes depends on m_axis_tready
+// (a departure frees a slot), so Verilator evaluates this block at every
+// eval; with CTRL.pfc_tx clear it does nothing.
 //
 // Reset (synchronous, active high) sets every state to OFF.
 
@@ -29,7 +34,11 @@ module switch_pfc_ctl #(
     // Switch ports.
     parameter int PORTS  = 4,
     // Priorities (queues) per port.
-    parameter int QUEUES = 8
+    parameter int QUEUES = 8,
+    // Port number width.
+    parameter int PORT_W = $clog2(PORTS),
+    // Width of a frame length.
+    parameter int LEN_W  = 16
 ) (
     input  wire logic                                 clk,
     input  wire logic                                 rst,
@@ -39,36 +48,59 @@ module switch_pfc_ctl #(
     input  wire logic [31:0]                          xoff_bytes,
     input  wire logic [31:0]                          xon_bytes,
     input  wire logic [31:0]                          refresh_cycles,
-    input  wire logic [31:0]                          ic [PORTS][QUEUES],
+
+    // ic at the start of the cycle and its changes (switch_decide): add
+    // add_len[i] to ic(i, add_prio[i]) when add[i]; take sub_len[e] from
+    // ic(sub_port[e], sub_prio[e]) when sub[e]
+    input  wire logic [PORTS-1:0][QUEUES-1:0][31:0]   ic,
+    input  wire logic [PORTS-1:0]                     add,
+    input  wire logic [PORTS-1:0][2:0]                add_prio,
+    input  wire logic [PORTS-1:0][LEN_W-1:0]          add_len,
+    input  wire logic [PORTS-1:0]                     sub,
+    input  wire logic [PORTS-1:0][PORT_W-1:0]         sub_port,
+    input  wire logic [PORTS-1:0][2:0]                sub_prio,
+    input  wire logic [PORTS-1:0][LEN_W-1:0]          sub_len,
 
     output logic      [PORTS-1:0][QUEUES-1:0]         push,
     output logic      [PORTS-1:0][QUEUES-1:0]         push_xoff
 );
 
     initial begin
-        if (PORTS < 1 || QUEUES < 1) begin
-            $error("switch_pfc_ctl: PORTS and QUEUES must be at least 1 (instance %m)");
+        if (PORTS < 1 || QUEUES != 8 || (1 << PORT_W) < PORTS) begin
+            $error("switch_pfc_ctl: PORTS must be at least 1 and fit PORT_W bits, QUEUES 8 (instance %m)");
             $finish;
         end
     end
 
-    logic [PORTS-1:0][QUEUES-1:0]        on_q, on_d;
+    logic [PORTS-1:0][QUEUES-1:0]        on_q;
     logic [PORTS-1:0][QUEUES-1:0][63:0]  refresh_q;
 
     // push with push_xoff (XOFF or refresh) restarts the refresh timer; on
     // follows the last frame pushed
     always_comb begin
+        logic [QUEUES-1:0][31:0] row;   // ic(i, 0..QUEUES-1) after the cycle's changes
+
         push      = '0;
         push_xoff = '0;
+        row       = '0;
         if (enable) begin
             for (int i = 0; i < PORTS; i++) begin
+                row = ic[i];
+                if (add[i]) begin
+                    row[add_prio[i]] = row[add_prio[i]] + 32'(add_len[i]);
+                end
+                for (int e = 0; e < PORTS; e++) begin
+                    if (sub[e] && sub_port[e] == PORT_W'(i)) begin
+                        row[sub_prio[e]] = row[sub_prio[e]] - 32'(sub_len[e]);
+                    end
+                end
                 for (int p = 0; p < QUEUES; p++) begin
                     if (!on_q[i][p]) begin
-                        if (ic[i][p] > xoff_bytes) begin
+                        if (row[p] > xoff_bytes) begin
                             push[i][p]      = 1'b1;
                             push_xoff[i][p] = 1'b1;
                         end
-                    end else if (ic[i][p] <= xon_bytes) begin
+                    end else if (row[p] <= xon_bytes) begin
                         push[i][p]      = 1'b1;
                         push_xoff[i][p] = 1'b0;
                     end else if (cycle == refresh_q[i][p]) begin
@@ -78,21 +110,21 @@ module switch_pfc_ctl #(
                 end
             end
         end
-        on_d = (on_q & ~push) | (push & push_xoff);
     end
 
     always_ff @(posedge clk) begin
-        for (int i = 0; i < PORTS; i++) begin
-            for (int p = 0; p < QUEUES; p++) begin
-                if (push[i][p] && push_xoff[i][p]) begin
-                    refresh_q[i][p] <= cycle + {32'd0, refresh_cycles == 32'd0 ? 32'd1 : refresh_cycles};
+        if (push != '0) begin
+            for (int i = 0; i < PORTS; i++) begin
+                for (int p = 0; p < QUEUES; p++) begin
+                    if (push[i][p] && push_xoff[i][p]) begin
+                        refresh_q[i][p] <= cycle + {32'd0, refresh_cycles == 32'd0 ? 32'd1 : refresh_cycles};
+                    end
                 end
             end
+            on_q <= (on_q & ~push) | (push & push_xoff);
         end
         if (rst) begin
             on_q <= '0;
-        end else begin
-            on_q <= on_d;
         end
     end
 
