@@ -21,7 +21,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -107,12 +106,7 @@ type ncRig struct {
 func ncStart(t *testing.T) *ncRig {
 	const name = "nic_csr_64"
 	path := filepath.Join("..", "..", "build", "models", name, "Vnic_csr_top")
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv(modeltest.RequireEnv) == "1" {
-			t.Fatalf("model %s is missing: run make build", path)
-		}
-		t.Skipf("model %s is missing: run make build", path)
-	}
+	modeltest.NeedBinary(t, path)
 	ctx := context.Background()
 	m, err := cosim.Start(ctx, cosim.Config{Name: name, Path: path,
 		Timeouts: cosim.Timeouts{Start: 10 * time.Second, Step: 30 * time.Second, Close: 5 * time.Second}})

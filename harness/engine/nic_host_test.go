@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -139,12 +138,7 @@ func TestNICHostRecords(t *testing.T) {
 func nhRun(t *testing.T, width int, stall uint16, gap int) {
 	name := fmt.Sprintf("nic_host_%d", width)
 	path := filepath.Join("..", "..", "build", "models", name, "Vnic_host_top")
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv(modeltest.RequireEnv) == "1" {
-			t.Fatalf("model %s is missing: run make build", path)
-		}
-		t.Skipf("model %s is missing: run make build", path)
-	}
+	modeltest.NeedBinary(t, path)
 	ctx := context.Background()
 	m, err := cosim.Start(ctx, cosim.Config{Name: name, Path: path,
 		Timeouts: cosim.Timeouts{Start: 10 * time.Second, Step: 30 * time.Second, Close: 5 * time.Second}})

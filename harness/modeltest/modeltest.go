@@ -38,16 +38,23 @@ func Need(tb testing.TB, dir string, models ...string) string {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		path := engine.ModelPath(dir, top, width)
-		if _, err := os.Stat(path); err != nil {
-			msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-			if os.Getenv(RequireEnv) == "1" {
-				tb.Fatal(msg)
-			}
-			tb.Skip(msg + " (set " + RequireEnv + "=1 to fail instead)")
-		}
+		NeedBinary(tb, engine.ModelPath(dir, top, width))
 	}
 	return dir
+}
+
+// NeedBinary is Need for one model binary given by its path, for test tops
+// that are not engine tops (the NIC's block test tops): a missing binary
+// fails under COSIM_REQUIRE_MODELS=1 and skips the test otherwise.
+func NeedBinary(tb testing.TB, path string) {
+	tb.Helper()
+	if _, err := os.Stat(path); err != nil {
+		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
+		if os.Getenv(RequireEnv) == "1" {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg + " (set " + RequireEnv + "=1 to fail instead)")
+	}
 }
 
 // Child finds the process of model instance name among this process's
