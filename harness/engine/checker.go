@@ -48,11 +48,15 @@ const (
 	noteNone note = iota
 	noteLost
 	noteCorrupted
+	noteDuplicated
+	noteReordered
 )
 
 var noteText = [...]string{
-	noteLost:      "lost on the link (fault injection)",
-	noteCorrupted: "corrupted on the link (fault injection)",
+	noteLost:       "lost on the link (fault injection)",
+	noteCorrupted:  "corrupted on the link (fault injection)",
+	noteDuplicated: "delivered twice by the link (fault injection)",
+	noteReordered:  "held back by the link, later frames overtake it (fault injection)",
 }
 
 type jobKind uint8
@@ -117,16 +121,21 @@ func (c *checker) do(j *job) {
 		// The cause reads "icrc.in0 #17"; the scoreboard builds that text
 		// only for a report, not for every frame.
 		for _, o := range j.n.golden.Accept(int(j.port), j.cycle, j.last, j.data, j.bad) {
-			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{
-				Data: o.Data, Bad: o.Bad, Cause: j.n.inNames[j.port], CauseSeq: j.seq, HasCauseSeq: true})
+			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
+				Data: o.Data, Bad: o.Bad, Cause: j.n.inNames[j.port], CauseSeq: j.seq, HasCauseSeq: true,
+				Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
 	case jobAdvance:
 		for _, o := range j.n.golden.Advance(j.cycle) {
-			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port}, scoreboard.Expected{
-				Data: o.Data, Bad: o.Bad, Cause: "golden " + j.n.name})
+			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
+				Data: o.Data, Bad: o.Bad, Cause: "golden " + j.n.name, Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
 	case jobObserve:
-		c.sb.Observe(scoreboard.Stream{Model: j.n.name, Port: int(j.port)}, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
+		st := scoreboard.Stream{Model: j.n.name, Port: int(j.port)}
+		if sub, ok := j.n.golden.(Substreams); ok {
+			st.Sub = sub.Sub(st.Port, j.data)
+		}
+		c.sb.Observe(st, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
 	case jobRecord:
 		if c.err == nil {
 			if j.note != noteNone {

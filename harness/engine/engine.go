@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/harness/internal/fifo"
 	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scenario"
@@ -79,8 +80,12 @@ type Summary struct {
 	CounterFails int                 `json:"counter_mismatches"`
 	Stuck        int                 `json:"stuck_inputs"`
 	Taps         map[string]TapStats `json:"taps,omitempty"`
-	Error        string              `json:"error,omitempty"`
-	Pass         bool                `json:"pass"`
+	// Workload lists what the [[rdma]] workloads found wrong: a message
+	// that did not complete with success, host memory that is not what the
+	// messages leave (rdma.go), or DUT memory unlike the golden model's.
+	Workload []string `json:"workload_failures,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Pass     bool     `json:"pass"`
 }
 
 // Stalls is one model's backpressure, in cycles.
@@ -118,6 +123,11 @@ type node struct {
 	// window (one per cycle from cycle 0).
 	config []cosim.CSR
 	taps   map[int]tapOut // output port -> the tap it feeds
+	// A NIC in an [[rdma]] workload: its side there, and its host memory's
+	// first contents, written in the first window.
+	rdma    *rdma
+	side    int
+	memInit []cosim.Mem
 }
 
 // Run runs the scenario to completion and returns its summary. The error
@@ -145,6 +155,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	if runErr == nil {
 		runErr = r.compareCounters(ctx)
+	}
+	if runErr == nil {
+		runErr = r.checkMemory(ctx)
 	}
 	r.sb.Drain(r.cycle)
 	r.closeModels()
@@ -215,6 +228,8 @@ type run struct {
 	faults       map[string]int
 	ctrMu        sync.Mutex // guards ctrs, which models fill in parallel
 	ctrs         map[string]map[string]CounterPair
+	rdmas        []*rdma
+	memFails     []string // DUT memory unlike golden's (checkMemory)
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -293,6 +308,9 @@ func newRun(cfg Config) (*run, error) {
 		}
 	}
 	if err := r.addTaps(); err != nil {
+		return nil, err
+	}
+	if err := r.addRDMA(); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -494,6 +512,9 @@ func (r *run) loop(ctx context.Context) error {
 			lookahead = min(lookahead, p.latency) // a pause must not reach back into a window already run
 		}
 	}
+	for _, x := range r.rdmas {
+		lookahead = min(lookahead, x.hostLatency) // nor a host's reaction to a completion
+	}
 	progress := newProgress(r.cfg.Progress)
 	// woke: the run was quiet and a live frame just came; nothing ran
 	// since, so it still is, and asking the checker again would only
@@ -547,7 +568,12 @@ func (r *run) loop(ctx context.Context) error {
 // queued in a model, no model busy, no expected frame outstanding.
 func (r *run) quiet() bool {
 	for _, l := range r.links {
-		if l.inflight.Len() > 0 {
+		if l.pending() > 0 {
+			return false
+		}
+	}
+	for _, x := range r.rdmas {
+		if x.outstanding() > 0 {
 			return false
 		}
 	}
@@ -571,6 +597,11 @@ func (r *run) nextSource() (uint64, bool) {
 			next, more = c, true
 		}
 	}
+	for _, x := range r.rdmas {
+		if c, ok := x.nextPost(); ok && (!more || c < next) {
+			next, more = c, true
+		}
+	}
 	return next, more
 }
 
@@ -582,6 +613,9 @@ func (r *run) step(ctx context.Context, end, limit uint64) error {
 		n.window = cosim.Window{Frames: n.window.Frames[:0]}
 		if r.windows == 0 {
 			n.window.CSRWrites = n.config
+			n.window.MemWrites = n.memInit
+		} else {
+			n.window.MemWrites = nil
 		}
 	}
 	batch := r.check.batch()
@@ -600,6 +634,11 @@ func (r *run) step(ctx context.Context, end, limit uint64) error {
 	for _, l := range r.links {
 		n := r.byName[l.to.model]
 		n.window.Frames = l.deliver(end, n.window.Frames)
+	}
+	for _, n := range r.nodes {
+		if n.rdma != nil {
+			n.window.Frames = n.rdma.due(n.side, end, n.window.Frames)
+		}
 	}
 	for _, n := range r.nodes {
 		// Frames from several sources may share a port: keep arrival
@@ -671,18 +710,27 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 				}
 			}
 		}
+		if n.rdma != nil && f.Port == nic.PortCompletion {
+			n.rdma.completion(n.side, f.Data, f.LastCycle) // the host reads it
+		}
 		batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
 		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}
 		if l := n.links[int(f.Port)]; l != nil {
-			lost, corrupted, out := l.send(f.LastCycle, f.Data)
+			fault, out := l.send(f.LastCycle, f.Data)
 			rec.pcap = uint16(l.pcap)
-			switch {
-			case lost:
+			switch fault {
+			case faultLost:
 				r.drops["link_loss"]++
 				rec.note = noteLost
-			case corrupted:
+			case faultCorrupted:
 				r.faults["link_corrupt"]++
 				rec.note, rec.data = noteCorrupted, out
+			case faultDuplicated:
+				r.faults["link_duplicate"]++
+				rec.note = noteDuplicated
+			case faultReordered:
+				r.faults["link_reorder"]++
+				rec.note = noteReordered
 			}
 		} else {
 			rec.pcap = uint16(n.sinks[int(f.Port)])
@@ -785,7 +833,14 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}
-	s.Pass = runErr == nil && c.Pass() && s.CounterFails == 0 && s.Stuck == 0
+	s.Workload = append(s.Workload, r.memFails...)
+	for _, x := range r.rdmas {
+		s.Workload = append(s.Workload, x.fails...)
+	}
+	for _, f := range s.Workload {
+		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
+	}
+	s.Pass = runErr == nil && c.Pass() && s.CounterFails == 0 && s.Stuck == 0 && len(s.Workload) == 0
 	return s
 }
 

@@ -14,6 +14,14 @@ type Output struct {
 	Port int
 	Data []byte
 	Bad  bool
+	// Sub names the port's sub-stream when the port is ordered only
+	// within sub-streams (a NIC's completions, per QP): the golden model
+	// then implements Substreams, which names the DUT's frames alike.
+	Sub string
+	// Cycle, when HasCycle, is the cycle the frame's first beat must leave
+	// (a timed model that knows it exactly).
+	Cycle    uint64
+	HasCycle bool
 }
 
 // Golden predicts a model's outputs from exactly what its DUT accepted.
@@ -33,6 +41,13 @@ type Golden interface {
 	// Counters returns the golden values of the DUT's statistics counters
 	// by name; the names are keys of the top's CSR map.
 	Counters() map[string]uint64
+}
+
+// Substreams is a golden model whose DUT orders an output port only within
+// sub-streams: Sub names the stream of a frame the DUT emitted there ("" for
+// ports ordered as a whole).
+type Substreams interface {
+	Sub(port int, data []byte) string
 }
 
 // CSRGolden is a golden model whose DUT is configured over the CSR bus: it

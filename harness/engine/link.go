@@ -20,11 +20,24 @@ type link struct {
 	from, to            portRef
 	latency             uint64
 	lossPct, corruptPct float64
+	dupPct, reorderPct  float64
+	reorderCycles       uint64
 	rng                 *rand.Rand
 	inflight            fifo.Queue[stamped] // by arrival cycle
+	late                fifo.Queue[stamped] // reordered frames, by arrival cycle
 	pcap                int                 // interface in the run's pcapng writer
-	lost, corrupted     int
 }
+
+// linkFault is what a link did to a frame.
+type linkFault uint8
+
+const (
+	faultNone linkFault = iota
+	faultLost
+	faultCorrupted
+	faultDuplicated // delivered twice
+	faultReordered  // held back, later frames overtake it
+)
 
 type portRef struct {
 	model string
@@ -43,39 +56,70 @@ func newLink(l scenario.Link, sc *scenario.Scenario, seed uint64) *link {
 	return &link{
 		name: name, from: portRef{fm, fp}, to: portRef{tm, tp},
 		latency: l.Latency, lossPct: l.LossPct, corruptPct: l.CorruptPct,
+		dupPct: l.DupPct, reorderPct: l.ReorderPct, reorderCycles: l.ReorderCycles,
 		rng: rand.New(rand.NewPCG(seed, h.Sum64())),
 	}
 }
 
 // send puts a frame whose last beat left at cycle on the wire; it reports
-// what the faults did.
-func (l *link) send(cycle uint64, data []byte) (lost, corrupted bool, out []byte) {
+// what the faults did and the frame as it travels.
+func (l *link) send(cycle uint64, data []byte) (linkFault, []byte) {
 	// Draw both faults for every frame so one fault's setting does not
-	// shift the other's random sequence.
+	// shift the other's random sequence. Duplication and reordering draw
+	// only when set, so that scenarios without them keep their sequence.
 	lossDraw, corruptDraw := l.rng.Float64()*100, l.rng.Float64()*100
 	where, flip := l.rng.IntN(1<<30), byte(1+l.rng.IntN(255))
-	if lossDraw < l.lossPct {
-		l.lost++
-		return true, false, nil
+	var dupDraw, reorderDraw float64 = 100, 100
+	if l.dupPct > 0 {
+		dupDraw = l.rng.Float64() * 100
 	}
-	out = data
+	if l.reorderPct > 0 {
+		reorderDraw = l.rng.Float64() * 100
+	}
+	if lossDraw < l.lossPct {
+		return faultLost, nil
+	}
+	out, fault := data, faultNone
 	if corruptDraw < l.corruptPct && len(data) > 14 {
 		out = append([]byte{}, data...)
 		out[14+where%(len(out)-14)] ^= flip
-		l.corrupted++
-		corrupted = true
+		fault = faultCorrupted
 	}
-	l.inflight.Push(stamped{cycle: cycle + l.latency, data: out})
-	return false, corrupted, out
+	at := stamped{cycle: cycle + l.latency, data: out}
+	switch {
+	case reorderDraw < l.reorderPct:
+		at.cycle += l.reorderCycles
+		l.late.Push(at)
+		if fault == faultNone {
+			fault = faultReordered
+		}
+		return fault, out
+	case dupDraw < l.dupPct:
+		l.inflight.Push(at)
+		if fault == faultNone {
+			fault = faultDuplicated
+		}
+	}
+	l.inflight.Push(at)
+	return fault, out
 }
+
+// pending is the number of frames on the wire.
+func (l *link) pending() int { return l.inflight.Len() + l.late.Len() }
 
 // deliver appends the frames arriving before end to a window's frames,
 // on the receiving port, and removes them from the link.
 func (l *link) deliver(end uint64, frames []cosim.Frame) []cosim.Frame {
-	// One sender port, one latency: frames are already in arrival order.
-	for l.inflight.Len() > 0 && l.inflight.Items()[0].cycle < end {
-		f := l.inflight.Pop()
+	// Each queue is in arrival order (one latency each): merge the two.
+	for {
+		q := &l.inflight
+		if l.late.Len() > 0 && (q.Len() == 0 || l.late.Items()[0].cycle < q.Items()[0].cycle) {
+			q = &l.late
+		}
+		if q.Len() == 0 || q.Items()[0].cycle >= end {
+			return frames
+		}
+		f := q.Pop()
 		frames = append(frames, cosim.Frame{Port: uint16(l.to.port), Cycle: f.cycle, Data: f.data})
 	}
-	return frames
 }

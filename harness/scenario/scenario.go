@@ -32,6 +32,7 @@ type Scenario struct {
 	Traffic  []Traffic `toml:"traffic"`
 	Taps     []Tap     `toml:"tap"`    // TAP devices on model ports (tap.go)
 	Bridge   Bridge    `toml:"bridge"` // live-session tuning (tap.go)
+	RDMA     []RDMA    `toml:"rdma"`   // RC workloads between NIC models (rdma.go)
 
 	File string `toml:"-"` // where it came from, for messages
 }
@@ -59,6 +60,11 @@ type Link struct {
 	// Faults, drawn from a generator seeded by the run seed and the link.
 	LossPct    float64 `toml:"loss_pct"`    // frames dropped on the wire (counted as drops)
 	CorruptPct float64 `toml:"corrupt_pct"` // frames with one byte after the Ethernet header damaged
+	DupPct     float64 `toml:"dup_pct"`     // frames delivered twice, the copy right behind
+	ReorderPct float64 `toml:"reorder_pct"` // frames held back reorder_cycles, so later ones overtake them
+	// ReorderCycles is the extra delay of a reordered frame (default 4 *
+	// latency); the engine's windows stay no longer than latency.
+	ReorderCycles uint64 `toml:"reorder_cycles"`
 }
 
 // Traffic is a source of frames into one input port.
@@ -200,6 +206,11 @@ func (s *Scenario) defaults() {
 			s.Models[i].DataWidth = 64
 		}
 	}
+	for i := range s.Links {
+		if l := &s.Links[i]; l.ReorderPct > 0 && l.ReorderCycles == 0 {
+			l.ReorderCycles = 4 * l.Latency
+		}
+	}
 	for i := range s.Traffic {
 		t := &s.Traffic[i]
 		if t.MinSize == 0 {
@@ -216,6 +227,7 @@ func (s *Scenario) defaults() {
 		}
 	}
 	s.tapDefaults()
+	s.rdmaDefaults()
 }
 
 // check validates values; data locates the offending key's line.
@@ -276,6 +288,15 @@ func (s *Scenario) check(data []byte) error {
 		if !(l.CorruptPct >= 0 && l.CorruptPct <= 100) {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", l.CorruptPct)
 		}
+		if !(l.DupPct >= 0 && l.DupPct <= 100) {
+			return bad(k("dup_pct"), "must be 0 to 100, is %g", l.DupPct)
+		}
+		if !(l.ReorderPct >= 0 && l.ReorderPct <= 100) {
+			return bad(k("reorder_pct"), "must be 0 to 100, is %g", l.ReorderPct)
+		}
+		if l.ReorderCycles > maxInt {
+			return bad(k("reorder_cycles"), "must not be negative")
+		}
 	}
 	for i, t := range s.Traffic {
 		k := func(f string) toml.Key { return toml.Key{"traffic", strconv.Itoa(i), f} }
@@ -333,6 +354,9 @@ func (s *Scenario) check(data []byte) error {
 		if !(t.CorruptPct >= 0 && t.CorruptPct <= 100) {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
 		}
+	}
+	if err := s.checkRDMA(bad); err != nil {
+		return err
 	}
 	return s.checkTaps(bad)
 }

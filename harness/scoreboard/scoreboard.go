@@ -18,13 +18,21 @@ import (
 	"github.com/rocesim/cosim/harness/pcapio"
 )
 
-// Stream names where frames are compared: an output port of a model.
+// Stream names where frames are compared: an output port of a model, or
+// one of its sub-streams when the port carries several independent orders
+// (a NIC's completion records are ordered per QP only: Sub "qp 0x000101").
 type Stream struct {
 	Model string
 	Port  int
+	Sub   string
 }
 
-func (s Stream) String() string { return fmt.Sprintf("%s.out%d", s.Model, s.Port) }
+func (s Stream) String() string {
+	if s.Sub != "" {
+		return fmt.Sprintf("%s.out%d[%s]", s.Model, s.Port, s.Sub)
+	}
+	return fmt.Sprintf("%s.out%d", s.Model, s.Port)
+}
 
 // Frame is a frame a DUT emitted, stamped with the cycle its first beat left.
 type Frame struct {
@@ -44,6 +52,11 @@ type Expected struct {
 	CauseSeq    uint32
 	HasCauseSeq bool
 	Bad         bool
+	// Cycle, when HasCycle, is the cycle the frame's first beat must leave
+	// (a timed golden model knows it): the same bytes at another cycle are
+	// a MISMATCH with a "cycle" field in the diff.
+	Cycle    uint64
+	HasCycle bool
 }
 
 // cause is the text reports show for Cause and CauseSeq.
@@ -212,6 +225,9 @@ func (s *Scoreboard) mismatch(st Stream, x *stream, f Frame, idx int) {
 	e := x.pop()
 	s.counts.Mismatched++
 	diffs := Diff(e.Data, f.Data)
+	if e.HasCycle && e.Cycle != f.Cycle {
+		diffs = append(diffs, FieldDiff{"cycle", fmt.Sprint(e.Cycle), fmt.Sprint(f.Cycle)})
+	}
 	if e.Bad != f.Bad {
 		diffs = append(diffs, FieldDiff{"tuser.bad", fmt.Sprint(e.Bad), fmt.Sprint(f.Bad)})
 	}
@@ -237,7 +253,9 @@ func (x *stream) pop() Expected {
 	return x.want.Pop()
 }
 
-func same(e Expected, f Frame) bool { return e.Bad == f.Bad && bytes.Equal(e.Data, f.Data) }
+func same(e Expected, f Frame) bool {
+	return e.Bad == f.Bad && (!e.HasCycle || e.Cycle == f.Cycle) && bytes.Equal(e.Data, f.Data)
+}
 
 // Drain ends the run: whatever is still expected is missing. cycle is where
 // the run stopped.
@@ -273,7 +291,10 @@ func (s *Scoreboard) sortedStreams() []Stream {
 		if out[i].Model != out[j].Model {
 			return out[i].Model < out[j].Model
 		}
-		return out[i].Port < out[j].Port
+		if out[i].Port != out[j].Port {
+			return out[i].Port < out[j].Port
+		}
+		return out[i].Sub < out[j].Sub
 	})
 	return out
 }

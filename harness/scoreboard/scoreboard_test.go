@@ -622,3 +622,41 @@ func TestCauseSeq(t *testing.T) {
 	require.NotEmpty(t, ps)
 	assert.Contains(t, ps[len(ps)-1].Comment, "WANT bad=false icrc.in0 #17")
 }
+
+func TestSubStreamsKeepTheirOwnOrder(t *testing.T) {
+	fs := roceFrames(t, 7, 4)
+	a := scoreboard.Stream{Model: "nic0", Port: 1, Sub: "qp 0x000101"}
+	b := scoreboard.Stream{Model: "nic0", Port: 1, Sub: "qp 0x000102"}
+	assert.Equal(t, "nic0.out1[qp 0x000101]", a.String())
+	var rep bytes.Buffer
+	sb := scoreboard.New(scoreboard.Config{Run: "sub", Report: &rep})
+	sb.Expect(a, scoreboard.Expected{Data: fs[0]})
+	sb.Expect(a, scoreboard.Expected{Data: fs[1]})
+	sb.Expect(b, scoreboard.Expected{Data: fs[2]})
+	sb.Expect(b, scoreboard.Expected{Data: fs[3]})
+	// Interleaved across the two, in order within each: all match.
+	for i, k := range []int{2, 0, 3, 1} {
+		st := a
+		if k >= 2 {
+			st = b
+		}
+		sb.Observe(st, scoreboard.Frame{Cycle: uint64(i), Data: fs[k]})
+	}
+	sb.Drain(10)
+	assert.Equal(t, scoreboard.Counts{Expected: 4, Observed: 4, Matched: 4}, sb.Counts())
+	assert.Empty(t, rep.String())
+}
+
+func TestExpectedCycle(t *testing.T) {
+	fs := roceFrames(t, 8, 2)
+	var rep bytes.Buffer
+	sb := scoreboard.New(scoreboard.Config{Run: "timed", Report: &rep})
+	sb.Expect(nic0, scoreboard.Expected{Data: fs[0], Cycle: 100, HasCycle: true})
+	sb.Expect(nic0, scoreboard.Expected{Data: fs[1], Cycle: 200, HasCycle: true})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 100, Data: fs[0]})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 201, Data: fs[1]}) // right bytes, one cycle late
+	sb.Drain(300)
+	assert.Equal(t, scoreboard.Counts{Expected: 2, Observed: 2, Matched: 1, Mismatched: 1}, sb.Counts())
+	assert.Contains(t, rep.String(), "MISMATCH run=timed seed=0 link=icrc.out0 cycle=201 packet=#2 dut_frame=#2")
+	assert.Contains(t, rep.String(), "  cycle want 200 got 201\n")
+}

@@ -1,0 +1,538 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sort"
+	"sync"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/nic"
+	"github.com/rocesim/cosim/golden/rc"
+	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+// rdma runs one [[rdma]] workload: two NICs joined by QP pairs, and behind
+// each the host that posts work requests through the command port (in1)
+// and reacts to the completion records it reads from out1, a host latency
+// after each. It sets both NICs up (the same configuration reaches the DUT
+// as CSR writes and the golden model as calls), fills their host memory,
+// and at the end checks every message against what the workload meant:
+// completed with success, the right bytes and immediate, and the memory as
+// the messages leave it. The golden model checks the NICs; this checks the
+// workload, so a bug both share still shows.
+type rdma struct {
+	name        string
+	w           scenario.RDMA
+	sides       [2]*rdmaSide
+	hostLatency uint64
+	fails       []string
+}
+
+// rdmaSide is one NIC and its host.
+type rdmaSide struct {
+	k      int
+	model  string
+	setup  nicSetup
+	golden *nicGolden
+	rkey   uint32
+	base   uint64 // of the registered region
+	stride uint64 // one buffer
+	slots  int    // buffers per QP and area (outstanding)
+	qps    []*rdmaQP
+	posts  []post // scheduled command records, by cycle
+	intent *rc.SparseMemory
+	peer   *rdmaSide
+}
+
+// Buffer areas of a side, each QPs x outstanding buffers of stride bytes.
+const (
+	areaSrc  = iota // SEND and WRITE sources (never written)
+	areaWDst        // the peer's WRITEs land here
+	areaRDst        // this side's READs land here
+	areaRSrc        // the peer READs from here (never written)
+	areaRecv        // receive buffers
+	numAreas
+)
+
+type post struct {
+	cycle uint64
+	rec   []byte
+}
+
+// rdmaQP is one QP of a side: the messages its host sends, and the
+// receives it posts for the peer's.
+type rdmaQP struct {
+	q      int
+	qpn    roce.QPN
+	msgs   []*rdmaMsg // to send, in order
+	next   int        // msgs[next] is the next to post
+	free   []int      // send buffer slots not in use
+	byID   map[uint64]*rdmaMsg
+	seq    uint64
+	sendOK int
+
+	consumers []*rdmaMsg // the peer's messages that take a receive WQE here, in order
+	recvNext  int        // consumers[recvNext] takes the next receive completion
+	recvPost  int        // receives posted so far
+	recvFree  []int
+	recvSlot  map[uint64]int // receive WR ID -> buffer slot
+	recvOK    int
+}
+
+type rdmaMsg struct {
+	op   rc.Op
+	size uint32
+	imm  uint32
+	slot int
+	id   uint64
+	from *rdmaSide
+	q    int
+}
+
+// nicAddr is the MAC and IPv4 address of NIC k of workload i.
+func nicAddr(i, k int) ([6]byte, netip.Addr) {
+	return [6]byte{0x02, 0x4E, 0x43, 0x00, byte(i), byte(k + 1)}, netip.AddrFrom4([4]byte{10, 0, byte(i), byte(k + 1)})
+}
+
+// rdmaBase is where the registered region of every NIC starts.
+const rdmaBase = 0x1000_0000
+
+// maxRDMAMemory bounds one NIC's buffers: they are all written at the start.
+const maxRDMAMemory = 64 << 20
+
+func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz uint64) (*rdma, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x5d3a0000+uint64(i)))
+	x := &rdma{name: fmt.Sprintf("rdma%d", i), w: w, hostLatency: w.HostLatency}
+	stride := (uint64(max(w.MaxSize, 1)) + 63) &^ 63
+	size := numAreas * uint64(w.QPs) * uint64(w.Outstanding) * stride
+	if size > maxRDMAMemory {
+		return nil, fmt.Errorf("rdma[%d]: the buffers need %d MiB per NIC (5 x qps x outstanding x max_size), at most %d: lower one of them",
+			i, size>>20, maxRDMAMemory>>20)
+	}
+	for k := range 2 {
+		mac, ip := nicAddr(i, k)
+		s := &rdmaSide{k: k, model: w.NICs[k], base: rdmaBase, stride: stride, slots: w.Outstanding, intent: rc.NewSparseMemory(),
+			rkey: 0x5000_0000 | uint32(i)<<8 | uint32(k+1)}
+		s.setup.Node = rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}
+		s.setup.MRs = []rc.MemoryRegion{{Base: s.base, Length: size, RKey: s.rkey, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite}}
+		// Every buffer starts random, so a stray or missing write shows.
+		data := make([]byte, size)
+		fillRandom(rng, data)
+		for off := uint64(0); off < size; off += cosim.MaxMemLen {
+			blk := data[off:min(size, off+cosim.MaxMemLen)]
+			s.setup.Init = append(s.setup.Init, memBlock{Addr: s.base + off, Data: blk})
+			s.intent.Write(s.base+off, blk)
+		}
+		x.sides[k] = s
+	}
+	a, b := x.sides[0], x.sides[1]
+	a.peer, b.peer = b, a
+	for q := range w.QPs {
+		var qpn [2]roce.QPN
+		var psn [2]roce.PSN
+		for k := range 2 {
+			qpn[k] = roce.QPN(uint32(i+1)<<16 | uint32(k+1)<<8 | uint32(q))
+			psn[k] = roce.PSN(rng.Uint32() & roce.PSNMask)
+			if q == 0 {
+				psn[k] = roce.PSNMask - 8 // the first QP wraps its PSNs early
+			}
+		}
+		udp := uint16(0xC000 | rng.IntN(0x4000))
+		for k, s := range x.sides {
+			p := x.sides[1-k]
+			s.setup.QPs = append(s.setup.QPs, rc.QPConfig{
+				QPN: qpn[k], RemoteQPN: qpn[1-k], RemoteMAC: p.setup.Node.MAC, RemoteIP: p.setup.Node.IP,
+				SendPSN: psn[k], RecvPSN: psn[1-k], PMTU: w.PMTU,
+				Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
+				MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
+				MaxReads: nicParams["MAX_READS"], SQDepth: nicParams["SQ_DEPTH"], RQDepth: nicParams["RQ_DEPTH"],
+			})
+			rq := &rdmaQP{q: q, qpn: qpn[k], byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
+			for slot := range w.Outstanding {
+				rq.free = append(rq.free, slot)
+				rq.recvFree = append(rq.recvFree, slot)
+			}
+			s.qps = append(s.qps, rq)
+		}
+	}
+	// The messages, each on a random QP in a random direction.
+	for range w.Messages {
+		s := x.sides[rng.IntN(2)]
+		q := rng.IntN(w.QPs)
+		m := &rdmaMsg{from: s, q: q, size: uint32(w.MinSize + rng.IntN(w.MaxSize-w.MinSize+1))}
+		switch v := rng.Float64() * 100; {
+		case v < w.SendPct:
+			m.op = rc.OpSend
+		case v < w.SendPct+w.WritePct:
+			m.op = rc.OpWrite
+		default:
+			m.op = rc.OpRead
+		}
+		if m.op != rc.OpRead && rng.Float64()*100 < *w.ImmPct {
+			m.op++ // OpSendImm, OpWriteImm
+			m.imm = rng.Uint32()
+		}
+		s.qps[q].msgs = append(s.qps[q].msgs, m)
+		if takesRecv(m.op) {
+			s.peer.qps[q].consumers = append(s.peer.qps[q].consumers, m)
+		}
+	}
+	return x, nil
+}
+
+func takesRecv(op rc.Op) bool { return op == rc.OpSend || op == rc.OpSendImm || op == rc.OpWriteImm }
+
+func fillRandom(rng *rand.Rand, b []byte) {
+	for i := 0; i < len(b); i += 8 {
+		v := rng.Uint64()
+		for j := i; j < min(i+8, len(b)); j++ {
+			b[j] = byte(v)
+			v >>= 8
+		}
+	}
+}
+
+// addr is the address of buffer slot of QP q in area a.
+func (s *rdmaSide) addr(a, q, slot int) uint64 {
+	return s.base + ((uint64(a)*uint64(len(s.qps))+uint64(q))*uint64(s.slots)+uint64(slot))*s.stride
+}
+
+// configWrites is the side's setup as CSR writes, QPs loaded last.
+func (s *rdmaSide) configWrites() ([]cosim.CSR, error) {
+	var out []cosim.CSR
+	add := func(ws []nic.CSRWrite) {
+		for _, w := range ws {
+			out = append(out, cosim.CSR{Addr: w.Addr, Data: w.Data})
+		}
+	}
+	ws, err := nic.NodeConfigWrites(s.setup.Node)
+	if err != nil {
+		return nil, err
+	}
+	add(ws)
+	for m, mr := range s.setup.MRs {
+		add(nic.MRWrites(m, mr))
+	}
+	for q, c := range s.setup.QPs {
+		ws, err := nic.QPConfigWrites(q, c, s.setup.Node.ClockHz)
+		if err != nil {
+			return nil, err
+		}
+		add(ws)
+	}
+	return out, nil
+}
+
+// begin schedules the first posts at cycle start: receives for the
+// peer's first messages, then up to outstanding sends per QP.
+func (x *rdma) begin(start uint64) {
+	for _, s := range x.sides {
+		for _, q := range s.qps {
+			for len(q.recvFree) > 0 && q.recvPost < len(q.consumers) {
+				s.postRecv(q, start)
+			}
+		}
+	}
+	for _, s := range x.sides {
+		for _, q := range s.qps {
+			for len(q.free) > 0 && q.next < len(q.msgs) {
+				x.postSend(s, q, start)
+			}
+		}
+	}
+}
+
+func (s *rdmaSide) postRecv(q *rdmaQP, cycle uint64) {
+	slot := q.recvFree[0]
+	q.recvFree = q.recvFree[1:]
+	id := 1<<63 | uint64(s.k)<<56 | uint64(q.q)<<48 | uint64(q.recvPost)
+	q.recvPost++
+	q.recvSlot[id] = slot
+	rr := rc.RecvRequest{ID: id, Addr: s.addr(areaRecv, q.q, slot), Length: uint32(s.stride)}
+	s.posts = append(s.posts, post{cycle, nic.AppendRecvCommand(nil, q.qpn, rr)})
+}
+
+func (x *rdma) postSend(s *rdmaSide, q *rdmaQP, cycle uint64) {
+	m := q.msgs[q.next]
+	q.next++
+	m.slot = q.free[0]
+	q.free = q.free[1:]
+	m.id = uint64(s.k)<<56 | uint64(q.q)<<48 | q.seq
+	q.seq++
+	q.byID[m.id] = m
+	p := s.peer
+	wr := rc.WorkRequest{ID: m.id, Op: m.op, Length: m.size, Imm: m.imm}
+	switch m.op {
+	case rc.OpSend, rc.OpSendImm:
+		wr.LocalAddr = s.addr(areaSrc, q.q, m.slot)
+	case rc.OpWrite, rc.OpWriteImm:
+		wr.LocalAddr = s.addr(areaSrc, q.q, m.slot)
+		wr.RemoteAddr, wr.RKey = p.addr(areaWDst, q.q, m.slot), p.rkey
+		copyMem(p.intent, wr.RemoteAddr, s.intent, wr.LocalAddr, m.size)
+	case rc.OpRead:
+		wr.LocalAddr = s.addr(areaRDst, q.q, m.slot)
+		wr.RemoteAddr, wr.RKey = p.addr(areaRSrc, q.q, m.slot), p.rkey
+		copyMem(s.intent, wr.LocalAddr, p.intent, wr.RemoteAddr, m.size)
+	}
+	s.posts = append(s.posts, post{cycle, nic.AppendSendCommand(nil, q.qpn, wr)})
+}
+
+// copyMem copies n bytes of the intended memory (sources never change).
+func copyMem(dst *rc.SparseMemory, to uint64, src *rc.SparseMemory, from uint64, n uint32) {
+	b := make([]byte, n)
+	src.Read(from, b)
+	dst.Write(to, b)
+}
+
+// completion takes a completion record the DUT emitted on side k's out1,
+// its last beat at cycle last: the host checks it and posts what it frees.
+func (x *rdma) completion(k int, rec []byte, last uint64) {
+	s := x.sides[k]
+	c, err := nic.DecodeCompletion(rec)
+	if err != nil {
+		x.fail("%s: completion record at cycle %d: %v", s.model, last, err)
+		return
+	}
+	var q *rdmaQP
+	for _, qq := range s.qps {
+		if qq.qpn == c.QPN {
+			q = qq
+		}
+	}
+	if q == nil {
+		x.fail("%s: completion for QP %v, which the workload did not set up: %v", s.model, c.QPN, c)
+		return
+	}
+	at := last + x.hostLatency
+	if c.Recv {
+		slot, ok := q.recvSlot[c.ID]
+		if !ok || q.recvNext >= len(q.consumers) {
+			x.fail("%s: receive completion for no posted receive: %v", s.model, c)
+			return
+		}
+		delete(q.recvSlot, c.ID)
+		m := q.consumers[q.recvNext]
+		q.recvNext++
+		want := rc.Completion{QPN: c.QPN, Recv: true, ID: c.ID, Op: m.op, Bytes: m.size, HasImm: m.op != rc.OpSend, Imm: m.imm}
+		if c.Status != rc.StatusSuccess || !sameCompletion(c, want) {
+			x.fail("%s: receive completion %v, want %v (message %d of QP %v)", s.model, c, want, m.id, m.from.qps[m.q].qpn)
+		} else {
+			q.recvOK++
+			if m.op != rc.OpWriteImm {
+				copyMem(s.intent, s.addr(areaRecv, q.q, slot), m.from.intent, m.from.addr(areaSrc, q.q, m.slot), m.size)
+			}
+		}
+		q.recvFree = append(q.recvFree, slot)
+		if q.recvPost < len(q.consumers) {
+			s.postRecv(q, at)
+		}
+		return
+	}
+	m, ok := q.byID[c.ID]
+	if !ok {
+		x.fail("%s: send completion for no posted work request: %v", s.model, c)
+		return
+	}
+	delete(q.byID, c.ID)
+	want := rc.Completion{QPN: c.QPN, ID: m.id, Op: m.op, Bytes: m.size}
+	if c.Status != rc.StatusSuccess || !sameCompletion(c, want) {
+		x.fail("%s: send completion %v, want %v", s.model, c, want)
+	} else {
+		q.sendOK++
+	}
+	q.free = append(q.free, m.slot)
+	if q.next < len(q.msgs) {
+		x.postSend(s, q, at)
+	}
+}
+
+// sameCompletion compares what a completion record carries.
+func sameCompletion(got, want rc.Completion) bool {
+	got.Cycle, want.Cycle = 0, 0
+	return got == want
+}
+
+func (x *rdma) fail(format string, args ...any) {
+	if len(x.fails) < 100 {
+		x.fails = append(x.fails, fmt.Sprintf(x.name+": "+format, args...))
+	} else if len(x.fails) == 100 {
+		x.fails = append(x.fails, x.name+": further workload failures not listed")
+	}
+}
+
+// due moves side k's posts before end into frames for its in1.
+func (x *rdma) due(k int, end uint64, frames []cosim.Frame) []cosim.Frame {
+	s := x.sides[k]
+	sort.SliceStable(s.posts, func(i, j int) bool { return s.posts[i].cycle < s.posts[j].cycle })
+	n := 0
+	for n < len(s.posts) && s.posts[n].cycle < end {
+		frames = append(frames, cosim.Frame{Port: 1, Cycle: s.posts[n].cycle, Data: s.posts[n].rec})
+		n++
+	}
+	s.posts = s.posts[:copy(s.posts, s.posts[n:])]
+	return frames
+}
+
+// nextPost is the cycle of the earliest scheduled post.
+func (x *rdma) nextPost() (uint64, bool) {
+	var c uint64
+	ok := false
+	for _, s := range x.sides {
+		for _, p := range s.posts {
+			if !ok || p.cycle < c {
+				c, ok = p.cycle, true
+			}
+		}
+	}
+	return c, ok
+}
+
+// outstanding counts work requests posted or still to post that have not
+// completed: the workload is not done while any is.
+func (x *rdma) outstanding() int {
+	n := 0
+	for _, s := range x.sides {
+		for _, q := range s.qps {
+			n += len(q.msgs) - q.next + len(q.byID) + len(q.consumers) - q.recvNext
+		}
+	}
+	return n
+}
+
+// finish checks the workload's end state: every message completed with
+// success, and each NIC's memory (read from the DUT) as the messages leave
+// it. The golden model's memory is compared with the DUT's separately.
+func (x *rdma) finish(k int, dut []byte) {
+	s := x.sides[k]
+	for _, q := range s.qps {
+		if left := len(q.msgs) - q.sendOK; left > 0 {
+			x.fail("%s: QP %v: %d of %d messages did not complete with success", s.model, q.qpn, left, len(q.msgs))
+		}
+		if left := len(q.consumers) - q.recvOK; left > 0 {
+			x.fail("%s: QP %v: %d of %d receives did not complete with success", s.model, q.qpn, left, len(q.consumers))
+		}
+	}
+	want := make([]byte, len(dut))
+	s.intent.Read(s.base, want)
+	if off, ok := firstDifference(want, dut); ok {
+		a, q, slot := s.where(uint64(off))
+		x.fail("%s: memory at 0x%x (%s buffer of QP slot %d, buffer %d) is 0x%02x, the workload left 0x%02x there",
+			s.model, s.base+uint64(off), areaNames[a], q, slot, dut[off], want[off])
+	}
+}
+
+var areaNames = [numAreas]string{"send source", "WRITE target", "READ target", "READ source", "receive"}
+
+// where names the buffer at offset off.
+func (s *rdmaSide) where(off uint64) (area, q, slot int) {
+	b := off / s.stride
+	per := uint64(s.slots)
+	return int(b / per / uint64(len(s.qps))), int(b / per % uint64(len(s.qps))), int(b % per)
+}
+
+func firstDifference(a, b []byte) (int, bool) {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i, true
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b)), true
+	}
+	return 0, false
+}
+
+// memSize is the length of the registered region of every side.
+func (s *rdmaSide) memSize() uint64 { return s.setup.MRs[0].Length }
+
+// addRDMA sets up the scenario's [[rdma]] workloads: each NIC's golden
+// model and DUT get the same configuration (calls and CSR writes) and the
+// same first memory contents, and the hosts' first posts are scheduled
+// after the configuration writes.
+func (r *run) addRDMA() error {
+	clockHz := uint64(r.sc.ClockMHz*1e6 + 0.5)
+	set := map[string]bool{}
+	for i, w := range r.sc.RDMA {
+		x, err := newRDMA(i, w, r.sc, r.cfg.Seed, clockHz)
+		if err != nil {
+			return &ScenarioError{fmt.Errorf("%s: %w", r.sc.File, err)}
+		}
+		start := uint64(0)
+		for k, s := range x.sides {
+			n := r.byName[s.model]
+			g, ok := n.golden.(*nicGolden)
+			if !ok {
+				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s is a %s, not a NIC (top \"nic\")", r.sc.File, i, n.name, n.top.Name)}
+			}
+			if n.spec.SrcGapPct != 0 || n.spec.SinkStallPct != 0 {
+				return &ScenarioError{fmt.Errorf("%s: model %s: a NIC waits neither on the wire nor on the host (rtl/nic/README.md \"Ports\"): src_gap_pct and sink_stall_pct must be 0", r.sc.File, n.name)}
+			}
+			if err := g.configure(&s.setup); err != nil {
+				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s: %w", r.sc.File, i, n.name, err)}
+			}
+			s.golden = g
+			ws, err := s.configWrites()
+			if err != nil {
+				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s: %w", r.sc.File, i, n.name, err)}
+			}
+			n.config = append(n.config, ws...)
+			for _, b := range s.setup.Init {
+				n.memInit = append(n.memInit, cosim.Mem{Addr: b.Addr, Data: b.Data})
+			}
+			n.rdma, n.side = x, k
+			set[n.name] = true
+			start = max(start, uint64(len(n.config))) // one write per cycle from cycle 0
+		}
+		x.begin(start + 16)
+		r.rdmas = append(r.rdmas, x)
+	}
+	for _, n := range r.nodes {
+		if _, ok := n.golden.(*nicGolden); ok && !set[n.name] {
+			return &ScenarioError{fmt.Errorf("%s: model %s: a NIC must be in an [[rdma]] workload, which sets it up", r.sc.File, n.name)}
+		}
+	}
+	return nil
+}
+
+// checkMemory reads each workload NIC's registered region from the DUT and
+// compares it with the golden model's memory and with the workload's.
+func (r *run) checkMemory(ctx context.Context) error {
+	var mu sync.Mutex
+	return r.parallel(func(n *node) error {
+		if n.rdma == nil {
+			return nil
+		}
+		s := n.rdma.sides[n.side]
+		size := s.memSize()
+		w := cosim.Window{Target: r.cycle}
+		for off := uint64(0); off < size; off += cosim.MaxMemLen {
+			w.MemReads = append(w.MemReads, cosim.Mem{Addr: s.base + off, Length: uint32(min(size-off, cosim.MaxMemLen))})
+		}
+		rep, err := n.m.Step(ctx, w)
+		if err != nil {
+			return err
+		}
+		dut := make([]byte, 0, size)
+		for _, d := range rep.MemData {
+			dut = append(dut, d.Data...)
+		}
+		if uint64(len(dut)) != size {
+			return fmt.Errorf("model %s: read %d bytes of host memory back, want %d", n.name, len(dut), size)
+		}
+		want := make([]byte, size)
+		s.golden.Memory().Read(s.base, want)
+		mu.Lock()
+		defer mu.Unlock()
+		if off, ok := firstDifference(want, dut); ok {
+			a, q, slot := s.where(uint64(off))
+			r.memFails = append(r.memFails, fmt.Sprintf("%s: host memory at 0x%x (%s buffer of QP slot %d, buffer %d) is 0x%02x, golden has 0x%02x",
+				n.name, s.base+uint64(off), areaNames[a], q, slot, dut[off], want[off]))
+		}
+		n.rdma.finish(n.side, dut)
+		return nil
+	})
+}

@@ -1,0 +1,142 @@
+package scenario
+
+import (
+	"strconv"
+
+	"github.com/BurntSushi/toml"
+)
+
+// RDMA is a workload of RC messages between two NIC models: QP pairs join
+// them, and the host behind each posts SEND, WRITE and READ work requests
+// through its NIC's command port (in1), reacting to the completion records
+// it reads from out1. It also configures both NICs (addresses, memory
+// regions, QPs) and fills and checks their host memory.
+type RDMA struct {
+	NICs     []string `toml:"nics"`     // two NIC models, joined by [[link]]s (directly or through a switch)
+	QPs      int      `toml:"qps"`      // QP pairs (default 4)
+	Messages int      `toml:"messages"` // work requests in all, both directions
+	// The mix, in percent of messages (default 40 SEND, 40 WRITE, 20
+	// READ); ImmPct of the SENDs and WRITEs carry an immediate (default 25).
+	SendPct  float64  `toml:"send_pct"`
+	WritePct float64  `toml:"write_pct"`
+	ReadPct  float64  `toml:"read_pct"`
+	ImmPct   *float64 `toml:"imm_pct"`
+	MinSize  int      `toml:"min_size"` // message bytes (default 0)
+	MaxSize  int      `toml:"max_size"` // (default 4096)
+	PMTU     int      `toml:"pmtu"`     // path MTU (default 1024)
+	// Outstanding is how many work requests a host keeps posted and not
+	// completed per QP (default 8; at most the NIC's SQ_DEPTH and
+	// RQ_DEPTH, 32).
+	Outstanding int `toml:"outstanding"`
+	// HostLatency is how many cycles after a completion record's last beat
+	// the host posts the next work request (default 64): the engine's
+	// windows are never longer, so the reaction is on time.
+	HostLatency uint64 `toml:"host_latency"`
+	// QP settings: the local ACK timeout code (4.096 us * 2^timeout,
+	// default 6), retry_cnt and rnr_retry (default 7 each) and the RNR
+	// timer code a responder sends (default 1, 10 us).
+	Timeout     *int `toml:"timeout"`
+	Retry       *int `toml:"retry"`
+	RNRRetry    *int `toml:"rnr_retry"`
+	MinRNRTimer int  `toml:"min_rnr_timer"`
+}
+
+func (s *Scenario) rdmaDefaults() {
+	for i := range s.RDMA {
+		w := &s.RDMA[i]
+		if w.QPs == 0 {
+			w.QPs = 4
+		}
+		if w.SendPct == 0 && w.WritePct == 0 && w.ReadPct == 0 {
+			w.SendPct, w.WritePct, w.ReadPct = 40, 40, 20
+		}
+		if w.ImmPct == nil {
+			v := 25.0
+			w.ImmPct = &v
+		}
+		if w.MaxSize == 0 {
+			w.MaxSize = 4096
+		}
+		if w.PMTU == 0 {
+			w.PMTU = 1024
+		}
+		if w.Outstanding == 0 {
+			w.Outstanding = 8
+		}
+		if w.HostLatency == 0 {
+			w.HostLatency = 64
+		}
+		if w.MinRNRTimer == 0 {
+			w.MinRNRTimer = 1
+		}
+		for _, d := range []struct {
+			p **int
+			v int
+		}{{&w.Timeout, 6}, {&w.Retry, 7}, {&w.RNRRetry, 7}} {
+			if *d.p == nil {
+				v := d.v
+				*d.p = &v
+			}
+		}
+	}
+}
+
+// maxMessage is the longest message a NIC command takes (rtl/nic README
+// "Host records": 0..1 MiB).
+const maxMessage = 1 << 20
+
+func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error) error {
+	used := map[string]bool{}
+	for i, w := range s.RDMA {
+		k := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), f} }
+		if len(w.NICs) != 2 || w.NICs[0] == w.NICs[1] {
+			return bad(k("nics"), "must name two different NIC models, is %q", w.NICs)
+		}
+		for _, n := range w.NICs {
+			if !s.hasModel(n) {
+				return bad(k("nics"), "%q names no model of this scenario", n)
+			}
+			if used[n] {
+				return bad(k("nics"), "model %q is in two [[rdma]] workloads: one configures a NIC", n)
+			}
+			used[n] = true
+		}
+		switch {
+		case w.QPs < 1 || w.QPs > 16:
+			return bad(k("qps"), "must be 1 to 16 (the NIC's QPS), is %d", w.QPs)
+		case w.Messages < 0:
+			return bad(k("messages"), "must not be negative")
+		case !(w.SendPct >= 0 && w.WritePct >= 0 && w.ReadPct >= 0 && w.SendPct+w.WritePct+w.ReadPct == 100):
+			return bad(k("send_pct"), "send_pct, write_pct and read_pct must be 0 to 100 and add up to 100, are %g, %g and %g",
+				w.SendPct, w.WritePct, w.ReadPct)
+		case !(*w.ImmPct >= 0 && *w.ImmPct <= 100):
+			return bad(k("imm_pct"), "must be 0 to 100, is %g", *w.ImmPct)
+		case w.MinSize < 0 || w.MaxSize > maxMessage || w.MinSize > w.MaxSize:
+			return bad(k("max_size"), "min_size and max_size must lie within 0..%d, are %d and %d", maxMessage, w.MinSize, w.MaxSize)
+		case w.PMTU != 256 && w.PMTU != 512 && w.PMTU != 1024 && w.PMTU != 2048 && w.PMTU != 4096:
+			return bad(k("pmtu"), "must be 256, 512, 1024, 2048 or 4096, is %d", w.PMTU)
+		case w.Outstanding < 1 || w.Outstanding > 32:
+			return bad(k("outstanding"), "must be 1 to 32 (the NIC's SQ_DEPTH and RQ_DEPTH), is %d", w.Outstanding)
+		case w.HostLatency > 1<<32:
+			return bad(k("host_latency"), "must be 1 to 2^32 cycles")
+		case *w.Timeout < 0 || *w.Timeout > 31:
+			return bad(k("timeout"), "must be 0 to 31 (0: no local ACK timeout), is %d", *w.Timeout)
+		case *w.Retry < 0 || *w.Retry > 7:
+			return bad(k("retry"), "must be 0 to 7, is %d", *w.Retry)
+		case *w.RNRRetry < 0 || *w.RNRRetry > 7:
+			return bad(k("rnr_retry"), "must be 0 to 7 (7: no limit), is %d", *w.RNRRetry)
+		case w.MinRNRTimer < 0 || w.MinRNRTimer > 31:
+			return bad(k("min_rnr_timer"), "must be 1 to 31, or 0 for 655.36 ms, is %d", w.MinRNRTimer)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) hasModel(name string) bool {
+	for _, m := range s.Models {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}

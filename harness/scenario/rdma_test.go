@@ -1,0 +1,93 @@
+package scenario_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+const rdmaBase = `cycles = 1000
+[[model]]
+name = "a"
+top = "nic"
+[[model]]
+name = "b"
+top = "nic"
+[[link]]
+from = "a.out0"
+to = "b.in0"
+latency = 156
+[[rdma]]
+nics = ["a", "b"]
+`
+
+func TestRDMADefaults(t *testing.T) {
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase))
+	require.NoError(t, err)
+	require.Len(t, s.RDMA, 1)
+	w := s.RDMA[0]
+	assert.Equal(t, 4, w.QPs)
+	assert.Equal(t, []float64{40, 40, 20, 25}, []float64{w.SendPct, w.WritePct, w.ReadPct, *w.ImmPct})
+	assert.Equal(t, []int{0, 4096, 1024, 8, 6, 7, 7, 1},
+		[]int{w.MinSize, w.MaxSize, w.PMTU, w.Outstanding, *w.Timeout, *w.Retry, *w.RNRRetry, w.MinRNRTimer})
+	assert.Equal(t, uint64(64), w.HostLatency)
+
+	s, err = scenario.Parse("r.toml", []byte(rdmaBase+"imm_pct = 0\ntimeout = 0\nretry = 0\n"))
+	require.NoError(t, err)
+	assert.Zero(t, *s.RDMA[0].ImmPct, "0 is kept, not taken for unset")
+	assert.Zero(t, *s.RDMA[0].Timeout)
+	assert.Zero(t, *s.RDMA[0].Retry)
+}
+
+func TestRDMAErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, add, key, msg string
+	}{
+		{"one nic", `nics = ["a"]`, "rdma[0].nics", `must name two different NIC models`},
+		{"same nic twice", `nics = ["a", "a"]`, "rdma[0].nics", `must name two different NIC models`},
+		{"unknown nic", `nics = ["a", "z"]`, "rdma[0].nics", `"z" names no model`},
+		{"qps 17", `qps = 17`, "rdma[0].qps", "must be 1 to 16"},
+		{"mix", `read_pct = 50`, "rdma[0].send_pct", "add up to 100"},
+		{"imm", `imm_pct = 101`, "rdma[0].imm_pct", "must be 0 to 100, is 101"},
+		{"sizes", `min_size = 10` + "\n" + `max_size = 5`, "rdma[0].max_size", "are 10 and 5"},
+		{"too long", `max_size = 2_000_000`, "rdma[0].max_size", "within 0..1048576"},
+		{"pmtu", `pmtu = 1500`, "rdma[0].pmtu", "must be 256, 512, 1024, 2048 or 4096, is 1500"},
+		{"outstanding", `outstanding = 33`, "rdma[0].outstanding", "must be 1 to 32"},
+		{"timeout", `timeout = 32`, "rdma[0].timeout", "must be 0 to 31"},
+		{"retry", `retry = 8`, "rdma[0].retry", "must be 0 to 7"},
+		{"rnr_retry", `rnr_retry = -1`, "rdma[0].rnr_retry", "must be 0 to 7"},
+		{"unknown key", `colour = 1`, "rdma[0].colour", "unknown key"},
+		{"dup_pct", "[[link]]\nfrom = \"b.out0\"\nto = \"a.in0\"\nlatency = 5\ndup_pct = 101.0", "link[1].dup_pct", "must be 0 to 100, is 101"},
+		{"reorder_pct", "[[link]]\nfrom = \"b.out0\"\nto = \"a.in0\"\nlatency = 5\nreorder_pct = -1.0", "link[1].reorder_pct", "must be 0 to 100, is -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := rdmaBase + tc.add + "\n"
+			if tc.name == "one nic" || tc.name == "same nic twice" || tc.name == "unknown nic" {
+				text = rdmaBase[:len(rdmaBase)-len("nics = [\"a\", \"b\"]\n")] + tc.add + "\n"
+			}
+			_, err := scenario.Parse("r.toml", []byte(text))
+			var se *scenario.Error
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.key, se.Key)
+			assert.Contains(t, se.Msg, tc.msg)
+		})
+	}
+}
+
+func TestRDMANICInTwoWorkloads(t *testing.T) {
+	_, err := scenario.Parse("r.toml", []byte(rdmaBase+"[[model]]\nname = \"c\"\ntop = \"nic\"\n[[rdma]]\nnics = [\"c\", \"a\"]\n"))
+	var se *scenario.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "rdma[1].nics", se.Key)
+	assert.Contains(t, se.Msg, `model "a" is in two [[rdma]] workloads`)
+}
+
+func TestReorderCyclesDefault(t *testing.T) {
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase+"[[link]]\nfrom = \"b.out0\"\nto = \"a.in0\"\nlatency = 50\nreorder_pct = 1.0\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(200), s.Links[1].ReorderCycles)
+	assert.Zero(t, s.Links[0].ReorderCycles, "no reordering, no delay")
+}
