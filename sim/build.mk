@@ -146,6 +146,18 @@ $1.out    := 2
 endef
 $(eval $(call sim_nic_csr,nic_csr_64))
 
+# nic_dcqcn_64: the DCQCN reaction point of one QP (rtl/nic/nic_dcqcn_rp.sv):
+# configuration and events as records on port 0, a report per cycle with
+# an event or a timer tick on ports 0..4 (one 64-bit beat each).
+SIM_MODELS += nic_dcqcn_64
+nic_dcqcn_64.top    := nic_dcqcn_top
+nic_dcqcn_64.rtl    := $(SIM_DIR)/tops/nic_dcqcn_top.sv rtl/nic/nic_dcqcn_rp.sv
+nic_dcqcn_64.main   := $(SIM_DIR)/tops/nic_dcqcn_top.cpp
+nic_dcqcn_64.params := DATA_WIDTH=64 BYTES_WIDTH=16 BC_EVENTS=4
+nic_dcqcn_64.dw     := 64
+nic_dcqcn_64.in     := 1
+nic_dcqcn_64.out    := 5
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/golden/internal/oracle"
+	"github.com/rocesim/cosim/golden/oracle"
 	"github.com/rocesim/cosim/golden/pfc"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/golden/dcqcn"
-	"github.com/rocesim/cosim/golden/internal/oracle"
+	"github.com/rocesim/cosim/golden/oracle"
 	"github.com/rocesim/cosim/golden/roce"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/golden/internal/oracle"
+	"github.com/rocesim/cosim/golden/oracle"
 	"github.com/rocesim/cosim/golden/roce"
 )
 

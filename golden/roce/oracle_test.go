@@ -38,7 +38,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
-	"github.com/rocesim/cosim/golden/internal/oracle"
+	"github.com/rocesim/cosim/golden/oracle"
 	"github.com/rocesim/cosim/golden/roce"
 )
 

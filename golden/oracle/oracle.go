@@ -1,7 +1,7 @@
-// Package oracle runs the independent tools the golden models are checked
-// against (tshark, scapy) from tests. With COSIM_REQUIRE_ORACLES=1 (CI) a
-// missing tool fails the test; otherwise the test is skipped with the
-// reason.
+// Package oracle runs, from tests, the independent tools that the golden
+// models and the RTL are checked against (tshark, scapy). With
+// COSIM_REQUIRE_ORACLES=1 (CI) a missing tool fails the test; otherwise the
+// test is skipped with the reason.
 package oracle
 
 import (
