@@ -17,7 +17,7 @@ import (
 	"github.com/rocesim/cosim/harness/tap"
 )
 
-const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D]"
+const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D]"
 
 // runBridge is `cosim bridge`: the scenario's models against its TAP
 // devices, in real time, until SIGINT or SIGTERM (ctx).
@@ -28,6 +28,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "out/bridge", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
+	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, bridgeUsage)
 		fs.PrintDefaults()
@@ -58,7 +59,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	session, err := bridge.Start(bridge.Config{
 		Scenario: sc, Text: text, Seed: s, OutDir: *out, ModelDir: *models, Report: stdout,
-		Status: stderr, StatusTTY: isTerminal(stderr), Timeouts: cosimproto.Timeouts{Step: *stepTimeout},
+		Status: stderr, StatusTTY: isTerminal(stderr), Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, KeepWarm: *keepWarm,
 	})
 	if err != nil {
 		return fail(exitFailed, "bridge: %v%s", err, permissionHint(err))

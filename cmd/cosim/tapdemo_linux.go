@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"time"
 
@@ -20,7 +22,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--out DIR] [--models DIR]"
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--out DIR] [--models DIR]"
 
 // runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
 // a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
@@ -33,6 +35,8 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seconds := fs.Float64("seconds", 5, "length of the iperf3 TCP stream")
 	pings := fs.Int("pings", 200, "echo requests for the RTT figures")
 	window := fs.Uint64("window", 0, "live window in cycles (0: the bridge's default)")
+	maxWindow := fs.Uint64("max-window", 0, "longest live window in cycles, while frames queue up (0: the bridge's default)")
+	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	fs.Usage = func() {
@@ -55,7 +59,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
 		}
 	}
-	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, out: *out, models: *models}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, out: *out, models: *models}
 	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
 	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
 		// The commands died of the signal; say what happened instead.
@@ -68,6 +72,8 @@ type tapDemo struct {
 	stdout, stderr io.Writer
 	width          int
 	window         uint64
+	maxWindow      uint64
+	keepWarm       time.Duration
 	out, models    string
 	net            *hostnet.Net
 	session        *bridge.Session
@@ -100,20 +106,32 @@ func (d *tapDemo) run(ctx context.Context, stream time.Duration, pings int) (err
 		return err
 	}
 	h := d.net.Hosts
-	// ARP and MAC learning first, so the figures measure forwarding.
+	// ARP and MAC learning first, so the figures measure forwarding. The
+	// model may still be starting (a second or more on a busy machine):
+	// the first exchange gets a few tries.
 	for _, to := range h[1:] {
-		if _, err := h[0].Ping(ctx, to.Addr, 2, 100*time.Millisecond); err != nil {
-			return fail(exitFailed, "tap-demo: warm-up: %v", err)
+		for try := 1; ; try++ {
+			_, err := h[0].Ping(ctx, to.Addr, 2, 100*time.Millisecond)
+			if err == nil {
+				break
+			}
+			if try == 3 || ctx.Err() != nil {
+				return fail(exitFailed, "tap-demo: warm-up: %v", err)
+			}
 		}
 	}
 	fmt.Fprintf(d.stdout, "warm-up: h1 reaches h2, h3, h4\n")
+	stopProf := profile("ping")
 	p, err := h[0].Ping(ctx, h[1].Addr, pings, 10*time.Millisecond)
+	stopProf()
 	if err != nil {
 		return fail(exitFailed, "tap-demo: %v", err)
 	}
 	fmt.Fprintf(d.stdout, "ping h1 -> h2: %d sent, %d lost; RTT median %s, p99 %s (min %s, max %s)\n",
 		p.Sent, p.Lost(), ms(p.Quantile(0.5)), ms(p.Quantile(0.99)), ms(p.Quantile(0)), ms(p.Quantile(1)))
+	stopProf = profile("iperf")
 	ip, err := hostnet.IPerf(ctx, h[0], h[1], stream)
+	stopProf()
 	if err != nil {
 		return fail(exitFailed, "tap-demo: %v", err)
 	}
@@ -135,7 +153,7 @@ func (d *tapDemo) start() error {
 	}
 	d.session, err = bridge.Start(bridge.Config{
 		Scenario: sc, Text: []byte(text), Seed: 1, OutDir: d.out, ModelDir: d.models, Report: d.stdout,
-		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs,
+		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm,
 		Timeouts: cosimproto.Timeouts{Step: cosimproto.DefaultStepTimeout},
 	})
 	if err != nil {
@@ -148,8 +166,14 @@ func (d *tapDemo) start() error {
 func (d *tapDemo) scenario() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name = \"tap-demo\"\ncycles = 9_000_000_000_000_000_000\n\n[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = %d\n", d.width)
+	if d.window > 0 || d.maxWindow > 0 {
+		b.WriteString("\n[bridge]\n")
+	}
 	if d.window > 0 {
-		fmt.Fprintf(&b, "\n[bridge]\nwindow = %d\n", d.window)
+		fmt.Fprintf(&b, "window = %d\n", d.window)
+	}
+	if d.maxWindow > 0 {
+		fmt.Fprintf(&b, "max_window = %d\n", d.maxWindow)
 	}
 	for i, h := range d.net.Hosts {
 		fmt.Fprintf(&b, "\n[[tap]]\nname = %q\ndevice = %q\nin = \"sw.in%d\"\nout = \"sw.out%d\"\n", h.Label, h.TAP.Name(), i, i)
@@ -177,6 +201,44 @@ func (d *tapDemo) finish() error {
 	}
 	fmt.Fprintln(d.stdout, "PASS")
 	return nil
+}
+
+// profile starts a CPU profile and an execution trace of one phase of the
+// demo when COSIM_PROFILE_DIR names a directory (for performance work:
+// DIR/cpu-PHASE.pprof, DIR/trace-PHASE.out); the returned func stops them.
+func profile(phase string) (stop func()) {
+	dir := os.Getenv("COSIM_PROFILE_DIR")
+	if dir == "" {
+		return func() {}
+	}
+	var files []*os.File
+	create := func(name string) *os.File {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tap-demo: profile: %v\n", err)
+			return nil
+		}
+		files = append(files, f)
+		return f
+	}
+	cpu, tr := create("cpu-"+phase+".pprof"), create("trace-"+phase+".out")
+	if cpu != nil && pprof.StartCPUProfile(cpu) != nil {
+		cpu = nil
+	}
+	if tr != nil && os.Getenv("COSIM_PROFILE_TRACE") != "" && trace.Start(tr) != nil {
+		tr = nil
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+		}
+		if tr != nil && os.Getenv("COSIM_PROFILE_TRACE") != "" {
+			trace.Stop()
+		}
+		for _, f := range files {
+			f.Close()
+		}
+	}
 }
 
 func ms(t time.Duration) string { return fmt.Sprintf("%.3f ms", float64(t)/float64(time.Millisecond)) }

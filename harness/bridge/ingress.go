@@ -77,9 +77,23 @@ func knownEtherType(f []byte) bool {
 
 // padded returns a copy of f of at least MinFrame bytes, the tail zero,
 // as a MAC pads a short frame. The copy is the bridge's to keep: the read
-// buffer is reused.
-func padded(f []byte) []byte {
-	out := make([]byte, max(len(f), MinFrame))
-	copy(out, f)
-	return out
+// buffer is reused. Copies are cut from slab, a block of slabSize bytes
+// that is never written again where it was handed out (a full one is
+// left to the garbage collector once its frames are dropped), so a frame
+// costs neither an allocation nor clearing memory that is overwritten at
+// once.
+func padded(slab *[]byte, f []byte) []byte {
+	n := max(len(f), MinFrame)
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]byte, 0, max(slabSize, n))
+	}
+	at := len(*slab)
+	*slab = append(*slab, f...)
+	for len(*slab) < at+n {
+		*slab = append(*slab, 0)
+	}
+	return (*slab)[at : at+n : at+n]
 }
+
+// slabSize holds over a hundred full-size frames.
+const slabSize = 256 << 10

@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // live is the wall-clock side of a session (an engine.Live): the engine
@@ -13,14 +15,45 @@ type live struct {
 	notify chan struct{} // a frame was queued; one pending wake is enough
 	over   chan struct{} // closed once every reader has ended
 	once   sync.Once
+
+	// Keep-warm (Config.KeepWarm): while hosts are active, an idle
+	// session still steps a short empty window every warm, so the model
+	// process's code and data stay in the CPU caches. On a busy machine a
+	// model that slept 10 ms (a ping's interval) takes 3-4 times as long
+	// for its next window as one that ran a millisecond ago. warm is 0
+	// when it is off.
+	warm     time.Duration
+	warmFor  time.Duration // how long after the last host frame
+	due      atomic.Bool   // a keep-warm window is asked for
+	lastHost atomic.Int64  // wall clock of the last frame queued, ns
+	timer    *time.Timer
 }
 
-func newLive() *live {
-	return &live{notify: make(chan struct{}, 1), over: make(chan struct{})}
+// DefaultKeepWarm is Config.KeepWarm for `cosim bridge` and `cosim
+// tap-demo`: an empty window every millisecond, for two seconds
+// (keepWarmFor) after the last host frame. An idle session thus advances
+// about 8 cycles a millisecond (engine.DefaultLiveWindow) and stops well
+// before the scenario's drain limit (100000 cycles by default) could call
+// the run stalled.
+const (
+	DefaultKeepWarm = time.Millisecond
+	keepWarmFor     = 2 * time.Second
+)
+
+func newLive(warm time.Duration) *live {
+	l := &live{notify: make(chan struct{}, 1), over: make(chan struct{}), warm: warm, warmFor: keepWarmFor}
+	if warm > 0 {
+		l.timer = time.NewTimer(time.Hour)
+		l.timer.Stop()
+	}
+	return l
 }
 
 // wake is called by readers after they queue a frame.
 func (l *live) wake() {
+	if l.warm > 0 {
+		l.lastHost.Store(time.Now().UnixNano())
+	}
 	select {
 	case l.notify <- struct{}{}:
 	default:
@@ -28,19 +61,32 @@ func (l *live) wake() {
 }
 
 func (l *live) start() {
+	inputs := false
 	for _, p := range l.ports {
 		go p.read()
+		go p.writer()
+		if p.input {
+			inputs = true
+			p.warmTook = l.took
+		}
+	}
+	if !inputs {
+		l.warm = 0 // no window would take the request back (see took)
 	}
 }
 
-// Ready implements engine.Live.
+// took is called by every port's Take: the window a keep-warm request
+// asked for has begun.
+func (l *live) took() { l.due.Store(false) }
+
+// Ready implements engine.Live: a frame waits, or a keep-warm window is due.
 func (l *live) Ready() bool {
 	for _, p := range l.ports {
 		if p.pending() {
 			return true
 		}
 	}
-	return false
+	return l.due.Load()
 }
 
 // Wait implements engine.Live. A frame queued before the end is still
@@ -50,13 +96,34 @@ func (l *live) Wait(ctx context.Context) bool {
 		if l.Ready() {
 			return true
 		}
+		var warm <-chan time.Time
+		if l.warm > 0 && !l.ended() && time.Since(time.Unix(0, l.lastHost.Load())) < l.warmFor {
+			l.timer.Reset(l.warm)
+			warm = l.timer.C
+		}
 		select {
 		case <-l.notify:
+		case <-warm:
+			l.due.Store(true)
 		case <-l.over:
+			l.due.Store(false)
 			return l.Ready()
 		case <-ctx.Done():
 			return false
 		}
+		if l.timer != nil {
+			l.timer.Stop()
+		}
+	}
+}
+
+// ended reports whether the session's input has ended.
+func (l *live) ended() bool {
+	select {
+	case <-l.over:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -72,4 +139,11 @@ func (l *live) stop() {
 		}
 		close(l.over)
 	})
+}
+
+// closeWriters ends the writers once the engine is done delivering.
+func (l *live) closeWriters() {
+	for _, p := range l.ports {
+		p.closeWriter()
+	}
 }

@@ -49,14 +49,33 @@ type port struct {
 	st    engine.TapStats
 	taken []engine.TapFrame // Take's result, reused
 
+	// Frames to the host (Deliver). The first of a window is written at
+	// once, on the engine's goroutine: a ping's reply must not wait for
+	// another thread to wake. The rest go to the writer goroutine, so the
+	// kernel's work on them (a TAP write runs the host's TCP receive)
+	// overlaps the next window instead of delaying it. Order is kept: a
+	// frame is written at once only when the writer has nothing left.
+	out      chan []byte
+	unsent   atomic.Int64  // frames given to Deliver and not yet written
+	burst    int           // frames delivered since the last Take (engine goroutine only)
+	wdone    chan struct{} // closed when the writer has ended
+	wclose   sync.Once
+	warmTook func() // tells the session a window began (keep-warm)
+
 	stopping atomic.Bool
 	done     chan struct{} // closed when the reader has ended
 	readErr  error         // why the reader ended early, if it did
+	slab     []byte        // where the reader copies frames to (padded)
 }
+
+// writeQueue bounds the frames waiting for a port's writer; Deliver
+// waits when it is full (the engine slows down, nothing is dropped).
+const writeQueue = 4096
 
 func newPort(name string, dev Device, input bool, limit int, wake func(), rec *recorder, link int) *port {
 	return &port{name: name, dev: dev, input: input, limit: limit, wake: wake, rec: rec, link: link,
-		st: engine.TapStats{Drops: map[string]int{}}, done: make(chan struct{})}
+		st: engine.TapStats{Drops: map[string]int{}}, done: make(chan struct{}),
+		out: make(chan []byte, writeQueue), wdone: make(chan struct{})}
 }
 
 // Name is the tap's name in the scenario.
@@ -112,7 +131,7 @@ func (p *port) ingest(f []byte) {
 		p.drop(in.drop)
 		return
 	}
-	data := padded(f)
+	data := padded(&p.slab, f)
 	p.mu.Lock()
 	full := p.queue.Len() >= p.limit
 	if full {
@@ -156,6 +175,10 @@ func (p *port) stop() {
 // as many as the port can start sending by end (budget bytes). Each is
 // recorded with its stamp.
 func (p *port) Take(start, _ uint64, budget int) []engine.TapFrame {
+	p.burst = 0
+	if p.warmTook != nil {
+		p.warmTook()
+	}
 	p.taken = p.taken[:0]
 	p.mu.Lock()
 	for used := 0; p.queue.Len() > 0 && used < budget; {
@@ -174,8 +197,49 @@ func (p *port) Take(start, _ uint64, budget int) []engine.TapFrame {
 // Next implements engine.TapEnd: a live port cannot know its next frame.
 func (p *port) Next() (uint64, bool) { return 0, false }
 
-// Deliver implements engine.TapEnd: the frame goes to the host at once.
+// Deliver implements engine.TapEnd: the frame goes to the host, at once
+// when it is the first of its window and the writer is idle, else through
+// the writer goroutine (see port.out).
 func (p *port) Deliver(_ uint64, data []byte) {
+	p.burst++
+	if p.burst == 1 && p.unsent.Load() == 0 {
+		p.write(data)
+		return
+	}
+	p.unsent.Add(1)
+	p.out <- data
+}
+
+// writer writes what Deliver queued, in order, until closeWriter.
+func (p *port) writer() {
+	defer close(p.wdone)
+	for data := range p.out {
+		p.write(data)
+		p.unsent.Add(-1)
+	}
+}
+
+// closeWriter ends the writer once it has written everything queued; the
+// engine delivers nothing more by then.
+func (p *port) closeWriter() {
+	p.wclose.Do(func() { close(p.out) })
+	<-p.wdone
+}
+
+// flush waits until every frame given to Deliver is written (or counted
+// as refused), so the counts are final.
+func (p *port) flush() {
+	for p.unsent.Load() > 0 {
+		select {
+		case <-p.wdone:
+			return
+		case <-time.After(50 * time.Microsecond):
+		}
+	}
+}
+
+// write hands one frame to the host and counts the outcome.
+func (p *port) write(data []byte) {
 	_, err := p.dev.Write(data)
 	var fe *tap.FrameError
 	p.mu.Lock()
@@ -190,8 +254,15 @@ func (p *port) Deliver(_ uint64, data []byte) {
 	}
 }
 
-// Stats implements engine.TapEnd.
+// Stats implements engine.TapEnd. It waits for the frames still on their
+// way to the host, so the counts are final at the end of a run.
 func (p *port) Stats() engine.TapStats {
+	p.flush()
+	return p.counts()
+}
+
+// counts is the counters now, for the status line.
+func (p *port) counts() engine.TapStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	st := p.st

@@ -86,7 +86,7 @@ func (s *status) line() string {
 	var in, out, padded, unknown int
 	drops := map[string]int{}
 	for _, p := range s.ports {
-		ps := p.Stats()
+		ps := p.counts()
 		in += ps.FramesIn
 		out += ps.FramesOut
 		padded += ps.Padded

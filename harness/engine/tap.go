@@ -57,10 +57,13 @@ type TapStats struct {
 // nothing is in flight and every model is idle the engine waits on it
 // instead of simulating idle windows: simulated time is not wall time.
 type Live interface {
-	// Ready reports whether a frame is waiting at some tap.
+	// Ready reports whether the run should step a window now: a frame is
+	// waiting at some tap, or the live side asks for an empty window (to
+	// keep the model warm, harness/bridge); the next TapEnd.Take takes
+	// such a request back.
 	Ready() bool
-	// Wait blocks until a frame is waiting (true), or the session is over
-	// or ctx is done (false). Frames read before the end are still taken.
+	// Wait blocks until Ready (true), or the session is over or ctx is
+	// done (false). Frames read before the end are still taken.
 	Wait(ctx context.Context) bool
 }
 
@@ -93,6 +96,7 @@ type tapPort struct {
 	hasIn    bool
 	width    int    // of the input's model, for the line below
 	lineFree uint64 // when the input port has sent what it was given
+	drain    uint64 // when its frames are out, if they all leave by one port
 	pcap     int    // the input's pcapng, when hasIn
 }
 
@@ -144,10 +148,13 @@ func (r *run) addTaps() error {
 // takeTaps gives each tap's frames for the window [r.cycle, end) to its
 // model and records them. A live run then stretches the window, up to
 // limit, for the frames still entering to come out: a store-and-forward
-// model emits a frame about as long after its last beat came in as the
-// frame took to come in, plus a short pipeline (the switch's is 3
-// cycles). The window's length never changes what the models do, only
-// how soon a host sees the result.
+// model starts a frame out once its last beat is in and the port out is
+// free, and takes as long as it took to come in, plus a short pipeline
+// (the switch's is 3 cycles). Frames of a stream leave while the next
+// ones come in, so a window of n equal frames lasts about n+1 frame
+// times, not 2n (stretching to twice the time in, as before, doubled the
+// cycles simulated for a window of several frames). The window's length
+// never changes what the models do, only how soon a host sees the result.
 func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 	stretch := end
 	for _, tp := range r.taps {
@@ -165,11 +172,13 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 		for _, f := range tp.end.Take(r.cycle, end, budget) {
 			c := max(f.Cycle, r.cycle)
 			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(tp.in.port), Cycle: c, Data: f.Data})
-			tp.lineFree = max(tp.lineFree, c) + beats(len(f.Data), tp.width)
+			b := beats(len(f.Data), tp.width)
+			tp.lineFree = max(tp.lineFree, c) + b
+			tp.drain = max(tp.drain, tp.lineFree) + b
 			batch = r.check.flush(append(batch, job{kind: jobRecord, pcap: uint16(tp.pcap), cycle: c, data: f.Data}))
 		}
-		if tp.lineFree > r.cycle {
-			stretch = max(stretch, 2*tp.lineFree-r.cycle+pipelineSlack)
+		if tp.drain > r.cycle {
+			stretch = max(stretch, tp.drain+pipelineSlack)
 		}
 	}
 	if r.cfg.Live == nil {
