@@ -158,6 +158,27 @@ nic_dcqcn_64.dw     := 64
 nic_dcqcn_64.in     := 1
 nic_dcqcn_64.out    := 5
 
+# $(call sim_nic,NAME,DATA_WIDTH): the whole NIC (rtl/nic/roce_nic.sv):
+# link, commands, host frames in on ports 0..2; link, completions, host
+# frames out on ports 0..2; CSR bus, DMA port, idle. The descriptor package
+# comes first: rtl/nic is not on the include path here.
+define sim_nic
+SIM_MODELS += $1
+$1.top    := nic_top
+$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv rtl/nic/roce_nic.sv rtl/nic/nic_engine.sv \
+             rtl/nic/nic_rx_dma.sv rtl/nic/nic_csr.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv \
+             rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv rtl/nic/nic_rx_host_fifo.sv rtl/nic/icrc_check.sv \
+             rtl/nic/nic_tx_build.sv rtl/nic/icrc_insert.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \
+             rtl/common/axis_fifo.sv
+$1.main   := $(SIM_DIR)/tops/nic_top.cpp
+$1.params := DATA_WIDTH=$2 QPS=16 MRS=16 SQ_DEPTH=32 RQ_DEPTH=32 MAX_READS=4 RX_BUF_BYTES=16384 DMA_LATENCY=64
+$1.dw     := $2
+$1.in     := 3
+$1.out    := 3
+endef
+$(eval $(call sim_nic,nic_64,64))
+$(eval $(call sim_nic,nic_512,512))
+
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters

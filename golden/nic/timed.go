@@ -159,10 +159,14 @@ func (t *Timed) next() uint64 {
 	if e, ok := t.node.NextTimer(); ok {
 		c = min(c, e)
 	}
-	// Something to send waits for the transmitter.
-	if free := t.freeAt(); len(t.host) > 0 {
+	// Something to send waits for the transmitter: a host frame from its
+	// cycle on, and the node's next frame even while a host frame waits
+	// for a later cycle (the transmitter may send the node's frame first).
+	free := t.freeAt()
+	if len(t.host) > 0 {
 		c = min(c, max(free, t.host[0].at))
-	} else if e, ok := t.node.NextEvent(); ok {
+	}
+	if e, ok := t.node.NextEvent(); ok {
 		c = min(c, max(e, free))
 	}
 	return max(c, t.now)

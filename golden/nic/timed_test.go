@@ -228,3 +228,26 @@ func TestTimedPair(t *testing.T) {
 	assert.Positive(t, c[rc.TxRetransmits], "the lost frame was sent again")
 	t.Logf("A: %v", c.Map())
 }
+
+// A host frame (in2) that waits for a later cycle does not hold back the
+// node's frames: a WRITE of two packets posted at 10 is decided at 11 and,
+// the transmitter free again, at 11 + beats of the first; the host frame
+// whose last beat is at 200 goes after them (from 201). Each leaves at its
+// decision cycle + DMA latency + 4. Found by the RTL
+// (cosim/nic_model_test.go): Timed stepped only at the host frame's cycle.
+func TestTimedHostFrameWaitsForItsCycle(t *testing.T) {
+	n, _ := tNode(t, true, 0)
+	tm := tTimed(t, n, 64, 64)
+	require.NoError(t, tm.Command(AppendSendCommand(nil, tQPA, rc.WorkRequest{ID: 1, Op: rc.OpWrite,
+		LocalAddr: 0x1000, Length: 2000, RemoteAddr: tRegion, RKey: tKey}), 10))
+	host := bytes.Repeat([]byte{0xFF}, 60)
+	require.NoError(t, tm.HostFrame(host, 200))
+	tm.Run(1000)
+	outs := tm.Outputs()
+	require.Len(t, outs, 3)
+	second := 11 + beatsOf(len(outs[0].Data), 64)
+	assert.Equal(t, uint64(11+64+TxExtra), outs[0].Cycle, "the first packet, decided at the post")
+	assert.Equal(t, second+64+TxExtra, outs[1].Cycle, "the second packet, decided when the transmitter is free")
+	assert.Equal(t, max(201, second+beatsOf(len(outs[1].Data), 64))+64+TxExtra, outs[2].Cycle, "the host frame")
+	assert.Equal(t, host, outs[2].Data)
+}

@@ -95,6 +95,11 @@ module nic_tx_build #(
     parameter int KEEP_WIDTH  = DATA_WIDTH / 8,
     // read latency L of the DMA port, cycles (1 to 2**20)
     parameter int DMA_LATENCY = 64,
+    // 1: each descriptor is handed over in the cycle after its decision t
+    // (roce_nic: nic_engine decides at the clock edge that ends t). The
+    // frame still leaves at t + TX_LATENCY and its read is requested at t+1,
+    // the cycle the descriptor is taken (a read-request bypass of the ring).
+    parameter int DESC_LATE   = 0,
     // descriptors inside at most (decided, frame not yet into icrc_insert); a
     // power of two. The default holds what rule 1 lets in: (L+4)/(shortest
     // frame's beats) plus slack.
@@ -167,6 +172,10 @@ initial begin
     end
     if (DMA_LATENCY < 1 || DMA_LATENCY > (1 << 20)) begin
         $error("nic_tx_build: DMA_LATENCY %0d must be 1 to 2**20", DMA_LATENCY);
+        $finish;
+    end
+    if (DESC_LATE != 0 && DESC_LATE != 1) begin
+        $error("nic_tx_build: DESC_LATE %0d must be 0 or 1", DESC_LATE);
         $finish;
     end
     if (DEPTH < 2 || (1 << AW) != DEPTH) begin
@@ -342,7 +351,7 @@ always_comb begin
     ent_in.pay_first = FW'(hdr_len / FW'(KEEP_WIDTH));
     ent_in.pay_beats = FW'((s_desc.pay_len + FW'(KEEP_WIDTH - 1)) / FW'(KEEP_WIDTH));
     ent_in.pay_lane  = LW'(hdr_len % FW'(KEEP_WIDTH));
-    ent_in.due       = 32'(now_q + 32'(TX_LATENCY - 1));
+    ent_in.due       = 32'(now_q + 32'(TX_LATENCY - 1 - DESC_LATE));
 end
 
 // ---- the ring of decided packets ----
@@ -384,6 +393,13 @@ always_comb begin
     dma_rd_req_tag   = req_tag_q;
     // a header-only packet passes without a read
     req_step         = req_have && (req_len == 13'd0 || dma_rd_req_ready);
+    // DESC_LATE: with no read waiting, the descriptor taken now asks at once
+    if (DESC_LATE != 0 && !req_have) begin
+        dma_rd_req_valid = take && s_desc.pay_len != 13'd0;
+        dma_rd_req_addr  = s_desc.pay_addr;
+        dma_rd_req_len   = s_desc.pay_len;
+        req_step         = take && (s_desc.pay_len == 13'd0 || dma_rd_req_ready);
+    end
 end
 
 // Payload beats wait here for their frame: axis_fifo, latency 2.

@@ -1,0 +1,1567 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns/1ps
+`default_nettype none
+
+`ifndef NIC_TX_PKG_SVH
+`include "nic_tx_pkg.svh"
+`endif
+
+// nic_engine: the golden model's rc.Node in one cycle: timers, receive decision, post, transmit decision.
+//
+// Every rule is golden/rc's (node.go, qp.go, responder.go, requester.go),
+// transliterated field for field: each golden function has a task of the
+// same name below, so a disagreement with golden is found by reading the two
+// side by side. Per QP slot q the engine holds what golden's qp holds
+// (rtl/nic/README.md "Microarchitecture"):
+//
+//   context      copied from nic_csr at qp_load (golden AddQP): QPN, remote
+//                QPN/MAC/IP, PMTU, ACK timeout, retry budgets, UDP port,
+//                access, window, max reads; the node's MAC, IP and DSCP
+//   requester    send-queue ring of SQ_DEPTH WQEs (work request, first PSN,
+//                PSN count, started, READ responses received, READ restart
+//                PSN), head, count, started, cur, cursor, nextPSN, una,
+//                reads, retry/RNR budgets, ACK timer, RNR wait
+//   responder    expected PSN, MSN, NAK-sent flag, message in progress,
+//                receive ring of RQ_DEPTH WQEs, MAX_READS READ resources, the
+//                job queue of RESP_DEPTH entries (removal from the middle)
+//   NP           last CNP cycle, CNP waiting flag; the node's CNP queue
+//   RP (hook)    rp_paced[q], rp_next_send[q]: DCQCN reaction point state is
+//                rtl/nic/nic_dcqcn_rp.sv's (another engineer); both stay 0
+//                here, which is golden with DCQCN.LineRate 0 (CTRL bit 1 = 0).
+//                Wiring it in: golden's calls are marked "DCQCN hook" below
+//                (rp.Advance in the timers, rp.OnCNP and pend on a CNP,
+//                sentPaced after a poll, held in qp_poll and Node.Poll's pend
+//                rule). This engine knows its transmit decision of t only at
+//                the edge that ends t, so nic_dcqcn_rp's `sent` of t can only
+//                be applied in t+1, before t+1's timers and CNP (a "sent of
+//                the previous cycle first" mode, the same state sequence);
+//                its `hold` must then be read as after t's timers and CNP.
+//
+// Cycle t (README "Timing", "Same cycle"), computed at the clock edge that
+// ends t from the inputs of t (all inputs are sampled then):
+//   1. timers due at t fire, QPs in slot order (golden Node.advance);
+//   2. the receive decision of t (rec_*, nic_rx_parse's record at D = t);
+//   3. the command posted at t (post_*, nic_cmd's post at L+1 = t);
+//   4. qp_load: a QP loaded at t (golden AddQP at t, before any traffic);
+//   5. the transmit decision when the transmitter is free at t: the oldest
+//      waiting host frame (in2), else Poll: the CNP queue, then the QPs
+//      round robin from rr with golden's pend flags, responder before
+//      requester unless the responder went last.
+// Because the work is done at the edge, every output is a register: the
+// descriptor of a decision at t is handed to nic_tx_build in t+1
+// (nic_tx_build runs with DESC_LATE = 1, so that its frame still leaves at
+// t + DMA_LATENCY + 4 and its DMA read is requested at t+1); completions,
+// receive-DMA jobs and counter increments of t appear in t+1.
+//
+// Transmitter free at t (README "Transmit", golden/nic Timed.freeAt): t is
+// at least t' + beats(f') for the previous decision (t', f') and fewer than
+// 16 payload reads are outstanding at t+1, the read of a decision t' with
+// n payload bytes outstanding through t' + DMA_LATENCY + ceil(n/KEEP_WIDTH).
+//
+// Slots map to golden's QP order: load the QPs in increasing slot order
+// (golden appends each AddQP to Node.qps; round robin and timer order are
+// then the same).
+//
+// The procedural block updates the per-QP arrays in place with blocking
+// assignments (a BLKSEQ waiver, as rtl/switch/switch_buffer.sv): a _q/_d
+// pair would copy every WQE ring, job queue and READ resource of every QP
+// each cycle, and golden's sequential rules read back what they just wrote.
+// This RTL is for simulation first (README "Microarchitecture").
+//
+// Limits (where golden is wider, the harness keeps within these):
+//   - a QP's MAX_READS context field above MAX_READS is taken as MAX_READS
+//     (0 as 1); SQ_DEPTH and RQ_DEPTH are golden's QPConfig.SQDepth and
+//     RQDepth; configure golden with the same values;
+//   - RNR_CYCLES and TIMEOUT_CYCLES must be at least 1 where used: golden
+//     calls advance again later in the same cycle, so a timer of 0 cycles
+//     would fire there, and here it fires in the next cycle;
+//   - a QP is loaded once (a second STATE write of 1 is ignored);
+//   - completions wait in a FIFO of CQ_DEPTH records (full: dropped and
+//     counted cq_overflow, README "Bounded queues"), then go to nic_cq one
+//     per cycle; HOST_DEPTH in2 frames wait at most (roce_nic sizes it to
+//     the in2 FIFO).
+// Every task is inlined at every call by Verilator: the C++ is large (some MB)
+// and takes minutes to compile, once.
+
+module nic_engine #(
+    // bits per beat of the data paths
+    parameter int DATA_WIDTH  = 64,
+    // byte lanes
+    parameter int KEEP_WIDTH  = DATA_WIDTH / 8,
+    // QP slots
+    parameter int QPS         = 16,
+    // memory regions
+    parameter int MRS         = 16,
+    // send work requests a QP holds
+    parameter int SQ_DEPTH    = 32,
+    // receive work requests a QP holds
+    parameter int RQ_DEPTH    = 32,
+    // READs outstanding per QP and READ resources
+    parameter int MAX_READS   = 4,
+    // responder jobs per QP (rc.RespDepth)
+    parameter int RESP_DEPTH  = 2 * MAX_READS + 3,
+    // completion FIFO records
+    parameter int CQ_DEPTH    = 2 * (SQ_DEPTH + RQ_DEPTH),
+    // host frames (in2) waiting at most
+    parameter int HOST_DEPTH  = 64,
+    // the DMA port's read latency L
+    parameter int DMA_LATENCY = 64,
+    // receive buffer byte address bits (nic_rx_parse BUF_BAW)
+    parameter int BUF_BAW     = 14,
+    // counter increment width (nic_csr INC_WIDTH)
+    parameter int INC_WIDTH   = 8,
+    localparam int SLOT_W     = (QPS > 1) ? $clog2(QPS) : 1,
+    localparam int NODE_CNT   = 12,
+    localparam int QP_CNT     = 39
+) (
+    input  wire logic                                     clk,
+    input  wire logic                                     rst,
+
+    // node configuration (nic_csr)
+    input  wire logic                                     ctrl_dcqcn,
+    input  wire logic [47:0]                              node_mac,
+    input  wire logic [31:0]                              node_ip,
+    input  wire logic [5:0]                               dscp,
+    input  wire logic [5:0]                               cnp_dscp,
+    input  wire logic [31:0]                              cnp_interval,
+    input  wire logic [31:0][31:0]                        rnr_cycles,
+    input  wire logic [MRS-1:0][63:0]                     mr_base,
+    input  wire logic [MRS-1:0][63:0]                     mr_len,
+    input  wire logic [MRS-1:0][31:0]                     mr_rkey,
+    input  wire logic [MRS-1:0][1:0]                      mr_access,
+    input  wire logic [MRS-1:0]                           mr_valid,
+    // QP contexts (nic_csr), copied at qp_load
+    input  wire logic [QPS-1:0][23:0]                     cfg_qpn,
+    input  wire logic [QPS-1:0][23:0]                     cfg_remote_qpn,
+    input  wire logic [QPS-1:0][47:0]                     cfg_remote_mac,
+    input  wire logic [QPS-1:0][31:0]                     cfg_remote_ip,
+    input  wire logic [QPS-1:0][23:0]                     cfg_send_psn,
+    input  wire logic [QPS-1:0][23:0]                     cfg_recv_psn,
+    input  wire logic [QPS-1:0][3:0]                      cfg_pmtu_log2,
+    input  wire logic [QPS-1:0][31:0]                     cfg_timeout_cycles,
+    input  wire logic [QPS-1:0][2:0]                      cfg_retry_cnt,
+    input  wire logic [QPS-1:0][2:0]                      cfg_rnr_retry,
+    input  wire logic [QPS-1:0][4:0]                      cfg_min_rnr_timer,
+    input  wire logic [QPS-1:0][15:0]                     cfg_udp_src,
+    input  wire logic [QPS-1:0][1:0]                      cfg_access,
+    input  wire logic [QPS-1:0][22:0]                     cfg_window,
+    input  wire logic [QPS-1:0][7:0]                      cfg_max_reads,
+    input  wire logic [QPS-1:0]                           qp_load,
+    output logic      [QPS-1:0][1:0]                      qp_state,
+    // the QP table nic_rx_parse looks up (QPs loaded)
+    output logic      [QPS-1:0]                           qp_valid,
+    output logic      [QPS*24-1:0]                        qp_qpn_flat,
+
+    // the receive decision (nic_rx_parse, cycle D)
+    input  wire logic                                     rec_valid,
+    input  wire logic [3:0]                               rec_class,
+    input  wire logic [SLOT_W-1:0]                        rec_slot,
+    input  wire logic [7:0]                               rec_opcode,
+    input  wire logic [23:0]                              rec_psn,
+    input  wire logic                                     rec_ack_req,
+    input  wire logic                                     rec_ecn_ce,
+    input  wire logic [63:0]                              rec_va,
+    input  wire logic [31:0]                              rec_rkey,
+    input  wire logic [31:0]                              rec_dma_len,
+    input  wire logic [7:0]                               rec_syndrome,
+    input  wire logic [31:0]                              rec_imm,
+    input  wire logic [15:0]                              rec_pay_len,
+    input  wire logic [BUF_BAW-1:0]                       rec_pay_addr,
+    input  wire logic                                     rec_held,
+
+    // the command post (nic_cmd, cycle L+1)
+    input  wire logic                                     post_valid,
+    input  wire logic                                     post_recv,
+    input  wire logic [2:0]                               post_op,
+    input  wire logic [23:0]                              post_qpn,
+    input  wire logic [63:0]                              post_id,
+    input  wire logic [63:0]                              post_laddr,
+    input  wire logic [31:0]                              post_len,
+    input  wire logic [31:0]                              post_rkey,
+    input  wire logic [63:0]                              post_raddr,
+    input  wire logic [31:0]                              post_imm,
+
+    // host frames (in2): one more waits from this cycle on, of this length
+    input  wire logic                                     host_push,
+    input  wire logic [15:0]                              host_push_len,
+    // a host frame was decided in the previous cycle: send the oldest
+    output logic                                          host_go,
+
+    // the transmit decision of the previous cycle (to nic_tx_build)
+    output nic_tx_pkg::desc_t                             tx_desc,
+    output logic                                          tx_desc_valid,
+
+    // receive payload jobs, in decision order (to nic_rx_dma): every held
+    // frame once; wr: write len bytes from buffer byte buf to host addr
+    output logic                                          rxj_valid,
+    output logic                                          rxj_wr,
+    output logic      [63:0]                              rxj_addr,
+    output logic      [15:0]                              rxj_len,
+    output logic      [BUF_BAW-1:0]                       rxj_buf,
+
+    // completions, one per cycle (to nic_cq)
+    output logic                                          cq_valid,
+    output logic                                          cq_recv,
+    output logic      [2:0]                               cq_op,
+    output logic      [7:0]                               cq_status,
+    output logic                                          cq_has_imm,
+    output logic      [23:0]                              cq_qpn,
+    output logic      [63:0]                              cq_id,
+    output logic      [31:0]                              cq_bytes,
+    output logic      [31:0]                              cq_imm,
+
+    // counter increments of the previous cycle (nic_csr)
+    output logic      [NODE_CNT-1:0][INC_WIDTH-1:0]       node_cnt_inc,
+    output logic      [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_cnt_inc,
+
+    // nothing waits: no completion, no job, no timer armed, no work pending
+    output logic                                          idle
+);
+
+// ---- constants: opcodes, counters (rc.Counter numbers), statuses ----
+localparam logic [7:0] OP_SEND_FIRST = 8'h00, OP_SEND_MIDDLE = 8'h01, OP_SEND_LAST = 8'h02,
+                       OP_SEND_LAST_IMM = 8'h03, OP_SEND_ONLY = 8'h04, OP_SEND_ONLY_IMM = 8'h05,
+                       OP_WRITE_FIRST = 8'h06, OP_WRITE_MIDDLE = 8'h07, OP_WRITE_LAST = 8'h08,
+                       OP_WRITE_LAST_IMM = 8'h09, OP_WRITE_ONLY = 8'h0A, OP_WRITE_ONLY_IMM = 8'h0B,
+                       OP_READ_REQ = 8'h0C, OP_RR_FIRST = 8'h0D, OP_RR_MIDDLE = 8'h0E, OP_RR_LAST = 8'h0F,
+                       OP_RR_ONLY = 8'h10, OP_ACK = 8'h11, OP_CMP_SWAP = 8'h13, OP_FETCH_ADD = 8'h14,
+                       OP_SEND_LAST_INV = 8'h16, OP_SEND_ONLY_INV = 8'h17, OP_CNP = 8'h81;
+
+localparam int C_RX_PACKETS = 6, C_RX_QP_ERROR = 7, C_RX_CE = 8, C_TX_CNP = 9, C_CNP_SUPPRESSED = 10,
+               C_RX_CNP = 11, C_RESP_OOS = 12, C_RESP_NAK_SEQ = 13, C_RESP_GAP_SILENT = 14, C_RESP_DUP = 15,
+               C_RESP_DUP_READ = 16, C_RESP_DUP_DROP = 17, C_RESP_RNR = 18, C_RESP_INVALID = 19,
+               C_RESP_ACCESS = 20, C_RESP_ACK = 21, C_RESP_READ_RESP = 22, C_TX_PACKETS = 23,
+               C_TX_RETRANSMITS = 24, C_REQ_STALE_ACK = 25, C_REQ_BOGUS_ACK = 26, C_REQ_DUP_RESP = 27,
+               C_REQ_BAD_RESP = 28, C_REQ_RETRY_NAK = 29, C_REQ_RETRY_TIMEOUT = 30, C_REQ_RETRY_READ_GAP = 31,
+               C_REQ_RETRY_IGNORED = 32, C_REQ_RNR_WAIT = 33, C_REQ_RETRY_EXCEEDED = 34,
+               C_REQ_RNR_EXCEEDED = 35, C_REQ_REMOTE_ERROR = 36, C_COMP_SUCCESS = 37, C_COMP_ERROR = 38;
+localparam int N_CMD_REJECTED = 7, N_CQ_OVERFLOW = 8;   // cmd_bad (6) is counted by roce_nic
+
+localparam logic [7:0] ST_SUCCESS = 8'd0, ST_LOC_LEN = 8'd1, ST_REM_INV = 8'd2, ST_REM_ACCESS = 8'd3,
+                       ST_REM_OP = 8'd4, ST_RETRY_EXC = 8'd5, ST_RNR_EXC = 8'd6, ST_FLUSHED = 8'd7,
+                       ST_INV_REQ_RCVD = 8'd8, ST_ACCESS_RCVD = 8'd9;
+
+localparam logic [2:0] WR_SEND = 3'd0, WR_SEND_IMM = 3'd1, WR_WRITE = 3'd2, WR_WRITE_IMM = 3'd3, WR_READ = 3'd4;
+
+localparam logic [3:0] CLS_RC = 4'd0, CLS_CNP = 4'd1;
+
+localparam logic [7:0] SYN_ACK = 8'h1F;      // ACK, credit code 0x1F (rc ACKSyndrome(0x1F))
+localparam logic [7:0] SYN_NAK_SEQ = 8'h60, SYN_NAK_INV = 8'h61, SYN_NAK_ACC = 8'h62;
+
+localparam int ACK_REQ_INTERVAL = 64;         // rc.AckReqInterval
+localparam logic [31:0] MAX_MESSAGE = 32'h0010_0000;
+localparam int DMA_MAX_READS = 16;            // sim/dma.h kDmaMaxReads
+localparam int RES_W = (MAX_READS > 1) ? $clog2(MAX_READS) : 1;
+
+initial begin
+    if (QPS < 1 || QPS > 96 || SQ_DEPTH < 1 || RQ_DEPTH < 1 || MAX_READS < 1 || MAX_READS > 255 ||
+        RESP_DEPTH < 2 * MAX_READS + 3 || CQ_DEPTH < 2 || HOST_DEPTH < 1 || INC_WIDTH < 8 ||
+        KEEP_WIDTH * 8 != DATA_WIDTH) begin
+        $error("nic_engine: bad parameters (QPS 1..96, depths >= 1, RESP_DEPTH >= 2*MAX_READS+3, INC_WIDTH >= 8)");
+        $finish;
+    end
+end
+
+// ---- state types ----
+typedef logic [23:0] psn_t;
+
+typedef struct packed {
+    logic [63:0] id;
+    logic [2:0]  op;
+    logic [63:0] laddr;
+    logic [31:0] len;
+    logic [63:0] raddr;
+    logic [31:0] rkey;
+    logic [31:0] imm;
+    psn_t        first;
+    logic [31:0] n;
+    logic        started;
+    logic [31:0] got;
+    psn_t        req_start;
+} wqe_t;
+
+typedef struct packed {
+    logic [63:0] id;
+    logic [63:0] addr;
+    logic [31:0] len;
+} rwqe_t;
+
+typedef struct packed {
+    psn_t        first;
+    psn_t        last;
+    logic [63:0] va;
+    logic [31:0] length;
+    logic [31:0] rkey;
+    logic        valid;
+    logic        queued;
+} res_t;
+
+typedef struct packed {
+    logic        kind;   // 0 ACK/NAK/RNR NAK, 1 READ responses
+    logic [7:0]  res;
+    psn_t        psn;
+    logic [7:0]  syn;
+    logic [23:0] msn;
+    logic [63:0] va;
+    logic [31:0] left;
+    logic [31:0] sent;
+    logic [31:0] n;
+} job_t;
+
+// golden txPacket
+typedef struct packed {
+    logic [7:0]  op;
+    psn_t        psn;
+    logic        ack_req;
+    logic [63:0] va;
+    logic [31:0] rkey;
+    logic [31:0] dma_len;
+    logic [7:0]  syn;
+    logic [23:0] msn;
+    logic [31:0] imm;
+    logic [63:0] addr;
+    logic [12:0] payload;
+} pkt_t;
+
+typedef struct packed {
+    logic        recv;
+    logic [2:0]  op;
+    logic [7:0]  status;
+    logic        has_imm;
+    logic [23:0] qpn;
+    logic [63:0] id;
+    logic [31:0] bytes;
+    logic [31:0] imm;
+} comp_t;
+
+// ---- per-QP state (slot q) ----
+// context
+logic        v_q     [QPS];   // loaded (golden: in Node.qps)
+logic        err_q   [QPS];
+logic [23:0] qpn_q   [QPS];
+logic [23:0] rqpn_q  [QPS];
+logic [47:0] rmac_q  [QPS];
+logic [31:0] rip_q   [QPS];
+logic [47:0] smac_q  [QPS];
+logic [31:0] sip_q   [QPS];
+logic [7:0]  tos_q   [QPS];
+logic [3:0]  pmtu_q  [QPS];   // log2
+logic [31:0] ackcyc_q[QPS];
+logic [2:0]  retry_q [QPS];
+logic [2:0]  rnrr_q  [QPS];
+logic [4:0]  minrnr_q[QPS];
+logic [15:0] udp_q   [QPS];
+logic [1:0]  acc_q   [QPS];
+logic [22:0] win_q   [QPS];
+logic [31:0] ackev_q [QPS];
+logic [7:0]  nres_q  [QPS];   // READ resources in use: min(MaxReads, MAX_READS)
+// requester
+wqe_t        sq      [QPS][SQ_DEPTH];
+int          r_head  [QPS];
+int          r_count [QPS];
+int          r_started[QPS];
+int          r_cur   [QPS];
+psn_t        r_cursor[QPS];
+psn_t        r_next  [QPS];
+psn_t        r_una   [QPS];
+int          r_reads [QPS];
+logic [2:0]  r_retry_left[QPS];
+logic [2:0]  r_rnr_left  [QPS];
+logic        r_started_retry[QPS];
+logic        r_timer_on[QPS];
+logic [63:0] r_deadline[QPS];
+logic        r_rnr_wait[QPS];
+logic [63:0] r_rnr_until[QPS];
+psn_t        r_rnr_psn[QPS];
+// responder
+psn_t        s_epsn  [QPS];
+logic [23:0] s_msn   [QPS];
+logic        s_nak_sent[QPS];
+logic        s_in_send[QPS];
+logic        s_in_write[QPS];
+logic        s_taken [QPS];
+logic [31:0] s_off   [QPS];
+logic [63:0] s_wva   [QPS];
+logic [31:0] s_wleft [QPS];
+logic [31:0] s_wlen  [QPS];
+rwqe_t       rq      [QPS][RQ_DEPTH];
+int          s_rq_head[QPS];
+int          s_rq_n  [QPS];
+res_t        res     [QPS][MAX_READS];
+int          s_res_next[QPS];
+job_t        jobs    [QPS][RESP_DEPTH];
+int          s_job_head[QPS];
+int          s_job_n [QPS];
+// NP, poll
+logic        last_resp_q[QPS];
+logic        cnp_waiting_q[QPS];
+logic        np_sent_q[QPS];
+logic [63:0] np_last_q[QPS];
+logic        pend_q  [QPS];
+// DCQCN hook: the reaction point (rtl/nic/nic_dcqcn_rp.sv, not wired here):
+// paced and the next-send cycle of each QP; 0 while CTRL bit 1 is 0.
+logic        rp_paced[QPS];
+logic [63:0] rp_next_send[QPS];
+
+// node
+int          rr_q;
+int          cnpq    [QPS];   // CNP queue, oldest first; a QP at most once
+int          cnp_n;
+logic [63:0] now_q;
+logic [63:0] tx_free_q;       // the transmitter is free from this cycle on (spacing)
+logic [63:0] reads_end [DMA_MAX_READS];
+// host frames (in2) waiting: lengths
+logic [15:0] host_len [HOST_DEPTH];
+int          host_head, host_n;
+// completions
+comp_t       cq      [CQ_DEPTH];
+int          cq_head, cq_n;
+// counters of this cycle
+logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
+logic [INC_WIDTH-1:0] inc_qp   [QPS][QP_CNT];
+
+// The tasks and functions below take slot and counter numbers as int (as
+// golden's indices) and whole structs of which they read a few fields.
+/* verilator lint_off UNUSEDSIGNAL */
+// The whole engine updates its state in place (header): BLKSEQ waived from
+// here to the end of the cycle block.
+/* verilator lint_off BLKSEQ */
+
+// ---- small helpers ----
+
+// roce PSN.Diff: a - b as a signed 24-bit distance
+function automatic int pdiff(input psn_t a, input psn_t b);
+    psn_t d;
+    d = a - b;
+    return int'({{8{d[23]}}, d});
+endfunction
+
+function automatic psn_t padd(input psn_t a, input int n);
+    return a + psn_t'(n);
+endfunction
+
+function automatic logic [31:0] pmtu_bytes(input int q);
+    return 32'd1 << pmtu_q[q];
+endfunction
+
+// rc npkts
+function automatic logic [31:0] npkts(input logic [31:0] length, input int q);
+    if (length == 32'd0) return 32'd1;
+    return (length + pmtu_bytes(q) - 32'd1) >> pmtu_q[q];
+endfunction
+
+// frame bytes of a packet (ICRC included): golden build's n
+function automatic int frame_bytes(input logic [7:0] op, input int pay);
+    int h;
+    logic [4:0] o;
+    o = op[4:0];
+    h = 54;
+    if (op == OP_CNP) begin
+        h = h + 16;
+    end else if (op[7:5] == 3'b000) begin
+        if (o == 5'h06 || o == 5'h0A || o == 5'h0B || o == 5'h0C) h = h + 16;
+        if (o == 5'h0D || (o >= 5'h0F && o <= 5'h12)) h = h + 4;
+        if (o == 5'h03 || o == 5'h05 || o == 5'h09 || o == 5'h0B) h = h + 4;
+    end
+    return h + pay + ((4 - (pay & 3)) & 3) + 4;
+endfunction
+
+function automatic int beats_of(input int bytes);
+    return (bytes + KEEP_WIDTH - 1) / KEEP_WIDTH;
+endfunction
+
+// ---- the cycle's outputs (set by the tasks, registered at the edge) ----
+nic_tx_pkg::desc_t     d_desc;
+logic                  d_desc_valid;
+logic                  d_host_go;
+logic                  d_rxj_valid, d_rxj_wr;
+logic [63:0]           d_rxj_addr;
+logic [15:0]           d_rxj_len;
+
+// ---- golden Node.complete ----
+task automatic complete(input int q, input comp_t c);
+    if (c.status == ST_SUCCESS) inc_qp[q][C_COMP_SUCCESS] = inc_qp[q][C_COMP_SUCCESS] + 1'b1;
+    else                        inc_qp[q][C_COMP_ERROR]   = inc_qp[q][C_COMP_ERROR] + 1'b1;
+    if (cq_n == CQ_DEPTH) begin
+        inc_node[N_CQ_OVERFLOW] = inc_node[N_CQ_OVERFLOW] + 1'b1;
+    end else begin
+        cq[(cq_head + cq_n) % CQ_DEPTH] = c;
+        cq_n = cq_n + 1;
+    end
+endtask
+
+task automatic cnt(input int q, input int c);
+    inc_qp[q][c] = inc_qp[q][c] + 1'b1;
+endtask
+
+function automatic comp_t mkcomp(input int q, input logic recv, input logic [2:0] op, input logic [7:0] st,
+                                  input logic [63:0] id, input logic [31:0] bytes, input logic has_imm,
+                                  input logic [31:0] imm);
+    comp_t c;
+    c.recv = recv; c.op = op; c.status = st; c.has_imm = has_imm; c.qpn = qpn_q[q];
+    c.id = id; c.bytes = bytes; c.imm = imm;
+    return c;
+endfunction
+
+// ---- the receive payload: which part of the held frame goes where ----
+task automatic mem_write(input logic [63:0] addr, input int n);
+    d_rxj_wr   = n > 0;
+    d_rxj_addr = addr;
+    d_rxj_len  = 16'(n);
+endtask
+
+// ================= responder (golden responder.go) =================
+
+function automatic int job_idx(input int q, input int k);
+    return (s_job_head[q] + k) % RESP_DEPTH;
+endfunction
+
+function automatic logic job_positive(input job_t j);
+    return j.kind == 1'b0 && j.syn[6:5] == 2'b00;
+endfunction
+
+task automatic job_merge(input int q, input int k, input psn_t psn, input logic [23:0] msn);
+    int i;
+    i = job_idx(q, k);
+    if (pdiff(psn, jobs[q][i].psn) > 0) jobs[q][i].psn = psn;
+    jobs[q][i].msn = msn;
+endtask
+
+task automatic job_push(input int q, input job_t j);
+    if (s_job_n[q] == RESP_DEPTH) begin
+        $error("nic_engine: responder job queue of QP slot %0d over RESP_DEPTH", q);
+    end else begin
+        jobs[q][job_idx(q, s_job_n[q])] = j;
+        s_job_n[q] = s_job_n[q] + 1;
+        if (j.kind) res[q][j.res[RES_W-1:0]].queued = 1'b1;
+    end
+endtask
+
+task automatic job_pop(input int q);
+    s_job_head[q] = (s_job_head[q] + 1) % RESP_DEPTH;
+    s_job_n[q] = s_job_n[q] - 1;
+endtask
+
+// responder.remove, with the merge it may cause (at most one: two ACKs
+// left side by side merge, and the merged one is removed without a
+// second merge, as golden's recursion removes a positive ACK)
+task automatic job_remove(input int q, input int k0);
+    int k;
+    job_t b;
+    k = k0;
+    for (int pass = 0; pass < 2; pass++) begin
+        if (jobs[q][job_idx(q, k)].kind) res[q][jobs[q][job_idx(q, k)].res[RES_W-1:0]].queued = 1'b0;
+        for (int i = k; i < s_job_n[q] - 1; i++) jobs[q][job_idx(q, i)] = jobs[q][job_idx(q, i + 1)];
+        s_job_n[q] = s_job_n[q] - 1;
+        if (pass == 0 && k > 0 && k < s_job_n[q] && job_positive(jobs[q][job_idx(q, k - 1)]) &&
+            job_positive(jobs[q][job_idx(q, k)])) begin
+            b = jobs[q][job_idx(q, k)];
+            job_merge(q, k - 1, b.psn, b.msn);
+        end else begin
+            break;
+        end
+    end
+endtask
+
+task automatic drop_jobs(input int q);
+    for (int i = 0; i < MAX_READS; i++) res[q][i].queued = 1'b0;
+    s_job_n[q] = 0;
+endtask
+
+function automatic int read_job(input int q, input int i);
+    if (!res[q][i].queued) return -1;
+    for (int k = 0; k < s_job_n[q]; k++) begin
+        if (jobs[q][job_idx(q, k)].kind && int'(jobs[q][job_idx(q, k)].res) == i) return k;
+    end
+    return -1;
+endfunction
+
+function automatic logic earlier_read_after(input int q, input int k0, input psn_t first);
+    job_t j;
+    for (int k = k0 + 1; k < s_job_n[q]; k++) begin
+        j = jobs[q][job_idx(q, k)];
+        if (j.kind && pdiff(res[q][j.res[RES_W-1:0]].first, first) < 0) return 1'b1;
+    end
+    return 1'b0;
+endfunction
+
+function automatic logic nak_waiting(input int q);
+    job_t j;
+    for (int k = 0; k < s_job_n[q]; k++) begin
+        j = jobs[q][job_idx(q, k)];
+        if (!j.kind && !job_positive(j)) return 1'b1;
+    end
+    return 1'b0;
+endfunction
+
+task automatic resp_ack(input int q, input psn_t psn, input logic [7:0] syn);
+    job_t j;
+    if (syn[6:5] == 2'b00 && s_job_n[q] > 0 && job_positive(jobs[q][job_idx(q, s_job_n[q] - 1)])) begin
+        job_merge(q, s_job_n[q] - 1, psn, s_msn[q]);
+    end else begin
+        j = '0;
+        j.kind = 1'b0; j.psn = psn; j.syn = syn; j.msn = s_msn[q];
+        job_push(q, j);
+    end
+endtask
+
+// responder.next
+task automatic resp_next(input int q, output pkt_t p);
+    int      i;
+    logic [31:0] size;
+    i = s_job_head[q];
+    p = '0;
+    if (!jobs[q][i].kind) begin
+        p.op = OP_ACK; p.psn = jobs[q][i].psn; p.syn = jobs[q][i].syn; p.msn = jobs[q][i].msn;
+        if (jobs[q][i].syn[6:5] == 2'b00) cnt(q, C_RESP_ACK);
+        job_pop(q);
+    end else begin
+        size = (jobs[q][i].left < pmtu_bytes(q)) ? jobs[q][i].left : pmtu_bytes(q);
+        if (jobs[q][i].n == 32'd1)                          p.op = OP_RR_ONLY;
+        else if (jobs[q][i].sent == 32'd0)                  p.op = OP_RR_FIRST;
+        else if (jobs[q][i].sent == jobs[q][i].n - 32'd1)  p.op = OP_RR_LAST;
+        else                                                 p.op = OP_RR_MIDDLE;
+        p.psn = padd(jobs[q][i].psn, int'(jobs[q][i].sent));
+        p.syn = SYN_ACK; p.msn = jobs[q][i].msn;
+        p.addr = jobs[q][i].va; p.payload = 13'(size);
+        jobs[q][i].va   = jobs[q][i].va + 64'(size);
+        jobs[q][i].left = jobs[q][i].left - size;
+        jobs[q][i].sent = jobs[q][i].sent + 32'd1;
+        cnt(q, C_RESP_READ_RESP);
+        if (jobs[q][i].sent == jobs[q][i].n) begin
+            res[q][jobs[q][i].res[RES_W-1:0]].queued = 1'b0;
+            job_pop(q);
+        end
+    end
+endtask
+
+task automatic resp_flush(input int q);
+    rwqe_t rr;
+    while (s_rq_n[q] > 0) begin
+        rr = rq[q][s_rq_head[q]];
+        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
+        s_rq_n[q] = s_rq_n[q] - 1;
+        complete(q, mkcomp(q, 1'b1, 3'd0, ST_FLUSHED, rr.id, 32'd0, 1'b0, 32'd0));
+    end
+endtask
+
+// rkeyOK
+function automatic logic rkey_ok(input logic [63:0] va, input logic [31:0] rkey, input logic [31:0] length,
+                                 input logic [1:0] need);
+    logic [64:0] e;
+    logic [64:0] lim;
+    if (length == 32'd0) return 1'b1;
+    for (int m = 0; m < MRS; m++) begin
+        if (mr_valid[m] && mr_rkey[m] == rkey) begin
+            e   = {1'b0, va} + 65'(length);
+            lim = {1'b0, mr_base[m]} + {1'b0, mr_len[m]};
+            return (mr_access[m] & need) != 2'b00 && va >= mr_base[m] && !e[64] && e <= lim;
+        end
+    end
+    return 1'b0;
+endfunction
+
+task automatic class_error(input int q, input logic [7:0] code_syn, input logic [7:0] st, input logic [63:0] now);
+    rwqe_t rr;
+    if (code_syn == SYN_NAK_ACC) cnt(q, C_RESP_ACCESS);
+    else                         cnt(q, C_RESP_INVALID);
+    if (s_taken[q] && s_rq_n[q] > 0) begin
+        rr = rq[q][s_rq_head[q]];
+        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
+        s_rq_n[q] = s_rq_n[q] - 1;
+        complete(q, mkcomp(q, 1'b1, 3'd0, st, rr.id, 32'd0, 1'b0, 32'd0));
+    end
+    to_error(q);
+    resp_ack(q, rec_psn, code_syn);
+endtask
+
+task automatic accept(input int q, input int psns, input logic eom);
+    s_nak_sent[q] = 1'b0;
+    s_epsn[q] = padd(s_epsn[q], psns);
+    if (eom) s_msn[q] = s_msn[q] + 24'd1;
+    if (rec_ack_req && rec_opcode != OP_READ_REQ) resp_ack(q, rec_psn, SYN_ACK);
+endtask
+
+task automatic send_packet(input int q, input logic [63:0] now);
+    logic  first, last;
+    rwqe_t rr;
+    first = rec_opcode == OP_SEND_FIRST || rec_opcode == OP_SEND_ONLY || rec_opcode == OP_SEND_ONLY_IMM;
+    last  = rec_opcode != OP_SEND_FIRST && rec_opcode != OP_SEND_MIDDLE;
+    if (first) s_off[q] = 32'd0;
+    rr = rq[q][s_rq_head[q]];
+    if ({1'b0, s_off[q]} + 33'(rec_pay_len) > {1'b0, rr.len}) begin
+        class_error(q, SYN_NAK_INV, ST_LOC_LEN, now);
+        return;
+    end
+    mem_write(rr.addr + 64'(s_off[q]), int'(rec_pay_len));
+    s_off[q] = s_off[q] + 32'(rec_pay_len);
+    s_in_send[q] = !last;
+    if (last) begin
+        if (rec_opcode == OP_SEND_LAST_IMM || rec_opcode == OP_SEND_ONLY_IMM)
+            complete(q, mkcomp(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off[q], 1'b1, rec_imm));
+        else
+            complete(q, mkcomp(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off[q], 1'b0, 32'd0));
+        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
+        s_rq_n[q] = s_rq_n[q] - 1;
+    end
+    accept(q, 1, last);
+endtask
+
+task automatic write_packet(input int q, input logic [63:0] now);
+    logic  first, last, imm;
+    logic [31:0] size;
+    rwqe_t rr;
+    first = rec_opcode == OP_WRITE_FIRST || rec_opcode == OP_WRITE_ONLY || rec_opcode == OP_WRITE_ONLY_IMM;
+    last  = rec_opcode != OP_WRITE_FIRST && rec_opcode != OP_WRITE_MIDDLE;
+    imm   = rec_opcode == OP_WRITE_LAST_IMM || rec_opcode == OP_WRITE_ONLY_IMM;
+    if (first) begin
+        if (!rkey_ok(rec_va, rec_rkey, rec_dma_len, 2'b01)) begin
+            class_error(q, SYN_NAK_ACC, ST_ACCESS_RCVD, now);
+            return;
+        end
+        s_wva[q] = rec_va; s_wleft[q] = rec_dma_len; s_wlen[q] = rec_dma_len;
+    end
+    size = 32'(rec_pay_len);
+    if (size > s_wleft[q] || (last && size != s_wleft[q])) begin
+        class_error(q, SYN_NAK_INV, ST_INV_REQ_RCVD, now);
+        return;
+    end
+    if (size > 0) mem_write(s_wva[q], int'(size));
+    s_wva[q] = s_wva[q] + 64'(size);
+    s_wleft[q] = s_wleft[q] - size;
+    s_in_write[q] = !last;
+    if (imm) begin
+        rr = rq[q][s_rq_head[q]];
+        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
+        s_rq_n[q] = s_rq_n[q] - 1;
+        complete(q, mkcomp(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen[q], 1'b1, rec_imm));
+    end
+    accept(q, 1, last);
+endtask
+
+task automatic read_request(input int q, input logic [63:0] now);
+    logic [31:0] n;
+    int i, k;
+    job_t j;
+    if (rec_dma_len > MAX_MESSAGE * 4 || !rkey_ok(rec_va, rec_rkey, rec_dma_len, 2'b10)) begin
+        class_error(q, SYN_NAK_ACC, ST_ACCESS_RCVD, now);
+        return;
+    end
+    n = npkts(rec_dma_len, q);
+    i = s_res_next[q];
+    k = read_job(q, i);
+    if (k >= 0) job_remove(q, k);
+    res[q][i].first = rec_psn; res[q][i].last = padd(rec_psn, int'(n) - 1);
+    res[q][i].va = rec_va; res[q][i].length = rec_dma_len; res[q][i].rkey = rec_rkey;
+    res[q][i].valid = 1'b1; res[q][i].queued = 1'b0;
+    s_res_next[q] = (i + 1) % int'(nres_q[q]);
+    accept(q, int'(n), 1'b1);
+    j = '0;
+    j.kind = 1'b1; j.res = 8'(i); j.psn = rec_psn; j.msn = s_msn[q]; j.va = rec_va; j.left = rec_dma_len; j.n = n;
+    job_push(q, j);
+endtask
+
+task automatic rnr(input int q);
+    s_nak_sent[q] = 1'b1;
+    if (nak_waiting(q)) begin
+        cnt(q, C_RESP_GAP_SILENT);
+        return;
+    end
+    cnt(q, C_RESP_RNR);
+    resp_ack(q, rec_psn, {3'b001, minrnr_q[q]});
+endtask
+
+function automatic psn_t dup_ack_psn(input int q, input psn_t psn);
+    psn_t ack;
+    ack = padd(s_epsn[q], -1);
+    for (int i = 0; i < MAX_READS; i++) begin
+        if (i < int'(nres_q[q]) && res[q][i].valid && pdiff(res[q][i].first, psn) > 0 &&
+            pdiff(res[q][i].first, ack) <= 0)
+            ack = padd(res[q][i].first, -1);
+    end
+    return ack;
+endfunction
+
+task automatic duplicate(input int q);
+    job_t j;
+    int k;
+    logic [64:0] e1, e2;
+    if (rec_opcode != OP_READ_REQ) begin
+        cnt(q, C_RESP_DUP);
+        resp_ack(q, dup_ack_psn(q, rec_psn), SYN_ACK);
+        return;
+    end
+    for (int i = 0; i < MAX_READS; i++) begin
+        if (i >= int'(nres_q[q]) || !res[q][i].valid || pdiff(rec_psn, res[q][i].first) < 0 ||
+            pdiff(rec_psn, res[q][i].last) > 0) continue;
+        e1 = {1'b0, rec_va} + 65'(rec_dma_len);
+        e2 = {1'b0, res[q][i].va} + 65'(res[q][i].length);
+        if (rec_rkey != res[q][i].rkey || rec_va < res[q][i].va || e1 > e2) break;
+        cnt(q, C_RESP_DUP_READ);
+        j = '0;
+        j.kind = 1'b1; j.res = 8'(i); j.psn = rec_psn; j.msn = s_msn[q]; j.va = rec_va; j.left = rec_dma_len;
+        j.n = 32'(pdiff(res[q][i].last, rec_psn) + 1);
+        k = read_job(q, i);
+        if (k >= 0 && !earlier_read_after(q, k, res[q][i].first)) begin
+            jobs[q][job_idx(q, k)] = j;
+            return;
+        end
+        if (k >= 0) job_remove(q, k);
+        job_push(q, j);
+        return;
+    end
+    cnt(q, C_RESP_DUP_DROP);
+endtask
+
+// qp.request
+task automatic request(input int q, input logic [63:0] now);
+    int d;
+    logic ok, is_write, need_wqe;
+    logic [7:0] op;
+    int pm, size;
+    op = rec_opcode;
+    d = pdiff(rec_psn, s_epsn[q]);
+    if (d > 0) begin
+        cnt(q, C_RESP_OOS);
+        if (s_nak_sent[q] || nak_waiting(q)) begin
+            s_nak_sent[q] = 1'b1;
+            cnt(q, C_RESP_GAP_SILENT);
+            return;
+        end
+        s_nak_sent[q] = 1'b1;
+        cnt(q, C_RESP_NAK_SEQ);
+        resp_ack(q, s_epsn[q], SYN_NAK_SEQ);
+        return;
+    end
+    if (d < 0) begin
+        duplicate(q);
+        return;
+    end
+    if (s_in_send[q])
+        ok = op == OP_SEND_MIDDLE || op == OP_SEND_LAST || op == OP_SEND_LAST_IMM;
+    else if (s_in_write[q])
+        ok = op == OP_WRITE_MIDDLE || op == OP_WRITE_LAST || op == OP_WRITE_LAST_IMM;
+    else
+        ok = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_FIRST ||
+             op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM || op == OP_READ_REQ;
+    is_write = op >= OP_WRITE_FIRST && op <= OP_WRITE_ONLY_IMM;
+    if (!ok || (is_write && !acc_q[q][0]) || (op == OP_READ_REQ && !acc_q[q][1])) begin
+        class_error(q, SYN_NAK_INV, ST_INV_REQ_RCVD, now);
+        return;
+    end
+    need_wqe = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
+               op == OP_WRITE_ONLY_IMM;
+    if (need_wqe && s_rq_n[q] == 0) begin
+        rnr(q);
+        return;
+    end
+    s_taken[q] = s_in_send[q] || need_wqe;
+    pm = int'(pmtu_bytes(q));
+    size = int'(rec_pay_len);
+    case (op)
+        OP_SEND_FIRST, OP_SEND_MIDDLE, OP_WRITE_FIRST, OP_WRITE_MIDDLE: ok = size == pm;
+        OP_SEND_LAST, OP_SEND_LAST_IMM, OP_WRITE_LAST, OP_WRITE_LAST_IMM: ok = size > 0 && size <= pm;
+        default: ok = size <= pm;
+    endcase
+    if (!ok) begin
+        class_error(q, SYN_NAK_INV, ST_INV_REQ_RCVD, now);
+        return;
+    end
+    if (op == OP_READ_REQ) read_request(q, now);
+    else if (is_write) write_packet(q, now);
+    else send_packet(q, now);
+endtask
+
+// ================= requester (golden requester.go) =================
+
+function automatic int sq_idx(input int q, input int off);
+    return (r_head[q] + off) % SQ_DEPTH;
+endfunction
+
+function automatic psn_t wqe_last(input wqe_t w);
+    return padd(w.first, int'(w.n) - 1);
+endfunction
+
+function automatic logic wqe_holds(input wqe_t w, input psn_t psn);
+    int d;
+    d = pdiff(psn, w.first);
+    return d >= 0 && d < int'(w.n);
+endfunction
+
+function automatic logic req_ready(input int q);
+    wqe_t w;
+    psn_t last;
+    if (r_cur[q] >= r_count[q]) return 1'b0;
+    w = sq[q][sq_idx(q, r_cur[q])];
+    last = r_cursor[q];
+    if (!w.started) begin
+        if (w.op == WR_READ && r_reads[q] >= int'(nres_q[q])) return 1'b0;
+        if (w.op == WR_READ) last = padd(r_next[q], int'(w.n) - 1);
+    end else if (w.op == WR_READ) begin
+        last = wqe_last(w);
+    end
+    return pdiff(last, r_una[q]) < int'(win_q[q]) || r_cursor[q] == r_una[q];
+endfunction
+
+function automatic logic [7:0] op_for(input logic [2:0] op, input logic first, input logic last);
+    logic [7:0] base;
+    logic hasimm;
+    base = (op == WR_WRITE || op == WR_WRITE_IMM) ? OP_WRITE_FIRST : OP_SEND_FIRST;
+    hasimm = op == WR_SEND_IMM || op == WR_WRITE_IMM;
+    if (first && last) return base + (hasimm ? 8'h05 : 8'h04);
+    if (first) return base;
+    if (last) return base + (hasimm ? 8'h03 : 8'h02);
+    return base + 8'h01;
+endfunction
+
+task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
+    int wi;
+    logic retransmit;
+    logic [31:0] i, off, pm;
+    logic first, last;
+    wi = sq_idx(q, r_cur[q]);
+    p = '0;
+    if (!sq[q][wi].started) begin
+        sq[q][wi].first = r_next[q];
+        sq[q][wi].started = 1'b1;
+        r_started[q] = r_started[q] + 1;
+        if (sq[q][wi].op == WR_READ) r_reads[q] = r_reads[q] + 1;
+    end
+    retransmit = pdiff(r_cursor[q], r_next[q]) < 0;
+    i  = 32'(pdiff(r_cursor[q], sq[q][wi].first));
+    pm = pmtu_bytes(q);
+    off = i << pmtu_q[q];
+    p.psn = r_cursor[q];
+    if (sq[q][wi].op == WR_READ) begin
+        p.op = OP_READ_REQ;
+        p.ack_req = 1'b1;
+        p.va = sq[q][wi].raddr + 64'(off);
+        p.rkey = sq[q][wi].rkey;
+        p.dma_len = sq[q][wi].len - ((off < sq[q][wi].len) ? off : sq[q][wi].len);
+        sq[q][wi].req_start = r_cursor[q];
+        r_cursor[q] = padd(wqe_last(sq[q][wi]), 1);
+    end else begin
+        p.payload = 13'((pm < sq[q][wi].len - off) ? pm : sq[q][wi].len - off);
+        p.addr = sq[q][wi].laddr + 64'(off);
+        first = i == 32'd0;
+        last  = i == sq[q][wi].n - 32'd1;
+        p.op = op_for(sq[q][wi].op, first, last);
+        p.ack_req = last || ((i + 32'd1) % ackev_q[q]) == 32'd0;
+        if (first && (sq[q][wi].op == WR_WRITE || sq[q][wi].op == WR_WRITE_IMM)) begin
+            p.va = sq[q][wi].raddr; p.rkey = sq[q][wi].rkey; p.dma_len = sq[q][wi].len;
+        end
+        p.imm = sq[q][wi].imm;
+        r_cursor[q] = padd(r_cursor[q], 1);
+    end
+    if (pdiff(r_cursor[q], r_next[q]) > 0) r_next[q] = r_cursor[q];
+    if (pdiff(r_cursor[q], wqe_last(sq[q][wi])) > 0) r_cur[q] = r_cur[q] + 1;
+    cnt(q, C_TX_PACKETS);
+    if (retransmit) cnt(q, C_TX_RETRANSMITS);
+    if (!r_timer_on[q] && ackcyc_q[q] != 32'd0) begin
+        r_timer_on[q] = 1'b1;
+        r_deadline[q] = now + 64'(ackcyc_q[q]);
+    end
+endtask
+
+task automatic req_pop(input int q);
+    if (r_cur[q] > 0) r_cur[q] = r_cur[q] - 1;
+    r_head[q] = (r_head[q] + 1) % SQ_DEPTH;
+    r_count[q] = r_count[q] - 1;
+    r_started[q] = r_started[q] - 1;
+endtask
+
+task automatic restart_timer(input int q, input logic [63:0] now);
+    r_timer_on[q] = ackcyc_q[q] != 32'd0 && r_una[q] != r_next[q] && !r_rnr_wait[q];
+    r_deadline[q] = now + 64'(ackcyc_q[q]);
+endtask
+
+task automatic req_progress(input int q, input logic [63:0] now);
+    r_retry_left[q] = retry_q[q];
+    r_rnr_left[q] = rnrr_q[q];
+    r_started_retry[q] = 1'b0;
+    restart_timer(q, now);
+endtask
+
+task automatic req_seek(input int q, input psn_t psn);
+    r_cursor[q] = psn;
+    r_cur[q] = r_started[q];
+    for (int i = 0; i < SQ_DEPTH; i++) begin
+        if (i < r_started[q] && wqe_holds(sq[q][sq_idx(q, i)], psn)) begin
+            r_cur[q] = i;
+            break;
+        end
+    end
+endtask
+
+// ackBefore: progress and gap
+task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] now, output logic progress,
+                          output logic gap);
+    psn_t limit, need;
+    wqe_t w;
+    limit = limit0;
+    gap = 1'b0;
+    progress = 1'b0;
+    for (int guard = 0; guard < SQ_DEPTH; guard++) begin
+        if (r_started[q] <= 0) break;
+        w = sq[q][sq_idx(q, 0)];
+        if (w.op == WR_READ) begin
+            need = padd(w.first, int'(w.got));
+            if (pdiff(need, limit) < 0) begin
+                limit = need;
+                gap = 1'b1;
+            end
+            break;
+        end
+        if (pdiff(wqe_last(w), limit) >= 0) break;
+        complete(q, mkcomp(q, 1'b0, w.op, ST_SUCCESS, w.id, w.len, 1'b0, 32'd0));
+        req_pop(q);
+    end
+    if (pdiff(limit, r_una[q]) > 0) begin
+        r_una[q] = limit;
+        if (pdiff(r_cursor[q], r_una[q]) < 0) req_seek(q, r_una[q]);
+        req_progress(q, now);
+        progress = 1'b1;
+    end
+endtask
+
+task automatic req_flush(input int q);
+    wqe_t w;
+    while (r_count[q] > 0) begin
+        w = sq[q][sq_idx(q, 0)];
+        complete(q, mkcomp(q, 1'b0, w.op, ST_FLUSHED, w.id, 32'd0, 1'b0, 32'd0));
+        r_head[q] = (r_head[q] + 1) % SQ_DEPTH;
+        r_count[q] = r_count[q] - 1;
+    end
+    r_started[q] = 0; r_cur[q] = 0; r_reads[q] = 0;
+    r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
+endtask
+
+task automatic to_error(input int q);
+    if (err_q[q]) return;
+    err_q[q] = 1'b1;
+    req_flush(q);
+    resp_flush(q);
+    drop_jobs(q);
+endtask
+
+task automatic qp_fail(input int q, input logic [7:0] st, input logic [63:0] now);
+    wqe_t w;
+    if (r_count[q] > 0) begin
+        w = sq[q][sq_idx(q, 0)];
+        complete(q, mkcomp(q, 1'b0, w.op, st, w.id, 32'd0, 1'b0, 32'd0));
+        if (r_started[q] == 0) r_started[q] = 1;
+        req_pop(q);
+    end
+    to_error(q);
+endtask
+
+task automatic qp_retry(input int q, input psn_t psn, input int why, input logic [63:0] now);
+    if (r_retry_left[q] == 3'd0) begin
+        cnt(q, C_REQ_RETRY_EXCEEDED);
+        qp_fail(q, ST_RETRY_EXC, now);
+        return;
+    end
+    r_retry_left[q] = r_retry_left[q] - 3'd1;
+    r_started_retry[q] = 1'b1;
+    req_seek(q, psn);
+    cnt(q, why);
+    r_timer_on[q] = ackcyc_q[q] != 32'd0;
+    r_deadline[q] = now + 64'(ackcyc_q[q]);
+endtask
+
+task automatic retry_once(input int q, input psn_t psn, input int why, input logic [63:0] now);
+    if (r_started_retry[q]) begin
+        cnt(q, C_REQ_RETRY_IGNORED);
+        return;
+    end
+    qp_retry(q, psn, why, now);
+endtask
+
+task automatic on_ack(input int q, input logic [63:0] now);
+    logic progress, gap;
+    psn_t psn;
+    logic [7:0] syn;
+    psn = rec_psn;
+    syn = rec_syndrome;
+    case (syn[6:5])
+        2'b00: begin
+            if (psn == r_next[q]) begin
+                cnt(q, C_REQ_BOGUS_ACK);
+                return;
+            end
+            ack_before(q, padd(psn, 1), now, progress, gap);
+            if (gap) retry_once(q, r_una[q], C_REQ_RETRY_READ_GAP, now);
+        end
+        2'b01: begin
+            ack_before(q, psn, now, progress, gap);
+            if (r_rnr_wait[q] && psn == r_rnr_psn[q]) begin
+                cnt(q, C_REQ_RETRY_IGNORED);
+                return;
+            end
+            if (r_una[q] != psn) begin
+                retry_once(q, r_una[q], C_REQ_RETRY_READ_GAP, now);
+                return;
+            end
+            if (r_rnr_left[q] == 3'd0) begin
+                cnt(q, C_REQ_RNR_EXCEEDED);
+                qp_fail(q, ST_RNR_EXC, now);
+                return;
+            end
+            if (rnrr_q[q] != 3'd7) r_rnr_left[q] = r_rnr_left[q] - 3'd1;
+            cnt(q, C_REQ_RNR_WAIT);
+            r_rnr_wait[q] = 1'b1;
+            r_rnr_until[q] = now + 64'(rnr_cycles[syn[4:0]]);
+            r_rnr_psn[q] = psn;
+            r_timer_on[q] = 1'b0;
+            req_seek(q, psn);
+        end
+        2'b11: begin
+            ack_before(q, psn, now, progress, gap);
+            case (syn[4:0])
+                5'd0: retry_once(q, r_una[q], C_REQ_RETRY_NAK, now);
+                5'd1: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_INV, now); end
+                5'd2: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_ACCESS, now); end
+                default: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_OP, now); end
+            endcase
+        end
+        default: cnt(q, C_REQ_BAD_RESP);
+    endcase
+endtask
+
+task automatic on_read_response(input int q, input logic [63:0] now);
+    logic progress, gap, fits, eend, start, has_aeth;
+    psn_t psn, need;
+    int wi, d;
+    logic [31:0] off, want, pm;
+    psn = rec_psn;
+    ack_before(q, psn, now, progress, gap);
+    if (r_started[q] == 0 || sq[q][sq_idx(q, 0)].op != WR_READ) begin
+        cnt(q, C_REQ_DUP_RESP);
+        return;
+    end
+    wi = sq_idx(q, 0);
+    need = padd(sq[q][wi].first, int'(sq[q][wi].got));
+    d = pdiff(psn, need);
+    if (d < 0) begin
+        cnt(q, C_REQ_DUP_RESP);
+        return;
+    end
+    if (d > 0) begin
+        retry_once(q, need, C_REQ_RETRY_READ_GAP, now);
+        return;
+    end
+    pm = pmtu_bytes(q);
+    eend  = need == wqe_last(sq[q][wi]);
+    start = need == sq[q][wi].first || need == sq[q][wi].req_start;
+    case (rec_opcode)
+        OP_RR_FIRST:  fits = !eend && start;
+        OP_RR_MIDDLE: fits = !eend && need != sq[q][wi].first;
+        OP_RR_LAST:   fits = eend && need != sq[q][wi].first;
+        OP_RR_ONLY:   fits = eend && start;
+        default:      fits = 1'b0;
+    endcase
+    off = sq[q][wi].got << pmtu_q[q];
+    want = sq[q][wi].len - ((off < sq[q][wi].len) ? off : sq[q][wi].len);
+    if (want > pm) want = pm;
+    has_aeth = rec_opcode != OP_RR_MIDDLE;
+    if (!fits || 32'(rec_pay_len) != want || (has_aeth && rec_syndrome[6:5] != 2'b00)) begin
+        cnt(q, C_REQ_BAD_RESP);
+        return;
+    end
+    if (want > 0) mem_write(sq[q][wi].laddr + 64'(off), int'(want));
+    sq[q][wi].got = sq[q][wi].got + 32'd1;
+    if (sq[q][wi].got == sq[q][wi].n) begin
+        complete(q, mkcomp(q, 1'b0, WR_READ, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0));
+        r_reads[q] = r_reads[q] - 1;
+        req_pop(q);
+    end
+    if (pdiff(padd(psn, 1), r_una[q]) > 0) begin
+        r_una[q] = padd(psn, 1);
+        if (pdiff(r_cursor[q], r_una[q]) < 0) req_seek(q, r_una[q]);
+    end
+    req_progress(q, now);
+endtask
+
+task automatic response(input int q, input logic [63:0] now);
+    psn_t psn;
+    psn = rec_psn;
+    if (pdiff(psn, r_una[q]) < 0) begin
+        cnt(q, C_REQ_STALE_ACK);
+        return;
+    end
+    if (pdiff(psn, r_next[q]) > 0 || (psn == r_next[q] && rec_opcode != OP_ACK)) begin
+        cnt(q, C_REQ_BOGUS_ACK);
+        return;
+    end
+    case (rec_opcode)
+        OP_ACK: on_ack(q, now);
+        OP_RR_FIRST, OP_RR_MIDDLE, OP_RR_LAST, OP_RR_ONLY: on_read_response(q, now);
+        default: cnt(q, C_REQ_BAD_RESP);
+    endcase
+endtask
+
+// ================= node (golden node.go, qp.go) =================
+
+function automatic logic timer_due(input int q, input logic [63:0] now);
+    if (!v_q[q] || err_q[q]) return 1'b0;
+    return (r_rnr_wait[q] && r_rnr_until[q] <= now) || (r_timer_on[q] && r_deadline[q] <= now);
+endfunction
+
+task automatic qp_advance(input int q, input logic [63:0] now);
+    if (err_q[q]) return;
+    if (r_rnr_wait[q] && now >= r_rnr_until[q]) r_rnr_wait[q] = 1'b0;
+    if (r_timer_on[q] && now >= r_deadline[q]) begin
+        if (r_una[q] == r_next[q]) r_timer_on[q] = 1'b0;
+        else qp_retry(q, r_una[q], C_REQ_RETRY_TIMEOUT, now);
+    end
+endtask
+
+// the descriptor of packet p of QP q (golden build with q.hdr, q.tos)
+function automatic nic_tx_pkg::desc_t mkdesc(input int q, input pkt_t p, input logic [7:0] tos, input logic becn);
+    nic_tx_pkg::desc_t d;
+    d.dst_mac = rmac_q[q]; d.src_mac = smac_q[q]; d.src_ip = sip_q[q]; d.dst_ip = rip_q[q];
+    d.udp_sport = udp_q[q]; d.tos = tos; d.opcode = p.op; d.dest_qp = rqpn_q[q]; d.psn = p.psn;
+    d.ack_req = p.ack_req; d.becn = becn; d.reth_va = p.va; d.reth_rkey = p.rkey; d.reth_dma_len = p.dma_len;
+    d.aeth_syndrome = p.syn; d.aeth_msn = p.msn; d.imm = p.imm; d.pay_addr = p.addr; d.pay_len = p.payload;
+    return d;
+endfunction
+
+// qp.poll
+task automatic qp_poll(input int q, input logic [63:0] now, output logic got, output pkt_t p);
+    logic held, resp_ready, req_rdy;
+    got = 1'b0;
+    p = '0;
+    if (err_q[q]) begin
+        if (s_job_n[q] > 0 && !jobs[q][s_job_head[q]].kind) begin
+            resp_next(q, p);
+            got = 1'b1;
+        end
+        return;
+    end
+    held = rp_paced[q] && now < rp_next_send[q];   // DCQCN hook: nic_dcqcn_rp's hold
+    resp_ready = s_job_n[q] > 0 && !(jobs[q][s_job_head[q]].kind && held);
+    req_rdy = !r_rnr_wait[q] && !held && req_ready(q);
+    if (resp_ready && (!req_rdy || !last_resp_q[q])) begin
+        resp_next(q, p);
+        last_resp_q[q] = 1'b1;
+        got = 1'b1;
+    end else if (req_rdy) begin
+        req_next(q, p, now);
+        last_resp_q[q] = 1'b0;
+        got = 1'b1;
+    end
+    // DCQCN hook: q.sentPaced(frame bytes, now) for every packet but ACK/NAK
+    // belongs to nic_dcqcn_rp.sv
+endtask
+
+task automatic node_receive(input logic [63:0] now);
+    int q;
+    q = int'(rec_slot);
+    if (rec_class == CLS_CNP) begin
+        cnt(q, C_RX_CNP);
+        // DCQCN hook: rp.OnCNP(now), pend, when CTRL bit 1 is set (nic_dcqcn_rp.sv)
+        return;
+    end
+    if (rec_class != CLS_RC) return;
+    if (err_q[q]) begin
+        cnt(q, C_RX_QP_ERROR);
+        return;
+    end
+    cnt(q, C_RX_PACKETS);
+    if (rec_ecn_ce) begin
+        cnt(q, C_RX_CE);
+        if (!cnp_waiting_q[q] && !(np_sent_q[q] && (now < np_last_q[q] || now - np_last_q[q] < 64'(cnp_interval)))) begin
+            np_last_q[q] = now;
+            np_sent_q[q] = 1'b1;
+            cnp_waiting_q[q] = 1'b1;
+            cnpq[cnp_n] = q;
+            cnp_n = cnp_n + 1;
+        end else begin
+            cnt(q, C_CNP_SUPPRESSED);
+        end
+    end
+    if (rec_opcode <= OP_READ_REQ || rec_opcode == OP_CMP_SWAP || rec_opcode == OP_FETCH_ADD ||
+        rec_opcode == OP_SEND_LAST_INV || rec_opcode == OP_SEND_ONLY_INV)
+        request(q, now);
+    else
+        response(q, now);
+    pend_q[q] = 1'b1;
+endtask
+
+function automatic int find_qp(input logic [23:0] qpn);
+    for (int q = 0; q < QPS; q++) if (v_q[q] && qpn_q[q] == qpn) return q;
+    return -1;
+endfunction
+
+task automatic node_post(input logic [63:0] now);
+    int q;
+    wqe_t w;
+    rwqe_t r;
+    q = find_qp(post_qpn);
+    if (q < 0) begin
+        inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+        return;
+    end
+    if (!post_recv) begin
+        if (post_len > MAX_MESSAGE) begin
+            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            return;
+        end
+        pend_q[q] = 1'b1;
+        if (err_q[q]) begin
+            complete(q, mkcomp(q, 1'b0, post_op, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0));
+            return;
+        end
+        if (r_count[q] == SQ_DEPTH) begin
+            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            return;
+        end
+        w = '0;
+        w.id = post_id; w.op = post_op; w.laddr = post_laddr; w.len = post_len; w.raddr = post_raddr;
+        w.rkey = post_rkey; w.imm = post_imm; w.n = npkts(post_len, q);
+        sq[q][sq_idx(q, r_count[q])] = w;
+        r_count[q] = r_count[q] + 1;
+    end else begin
+        if (err_q[q]) begin
+            complete(q, mkcomp(q, 1'b1, 3'd0, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0));
+            return;
+        end
+        if (s_rq_n[q] == RQ_DEPTH) begin
+            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            return;
+        end
+        r.id = post_id; r.addr = post_laddr; r.len = post_len;
+        rq[q][(s_rq_head[q] + s_rq_n[q]) % RQ_DEPTH] = r;
+        s_rq_n[q] = s_rq_n[q] + 1;
+    end
+endtask
+
+// golden AddQP: newQP, requester.init, responder.init
+task automatic load_qp(input int q);
+    int mr;
+    v_q[q] = 1'b1; err_q[q] = 1'b0;
+    qpn_q[q] = cfg_qpn[q]; rqpn_q[q] = cfg_remote_qpn[q]; rmac_q[q] = cfg_remote_mac[q];
+    rip_q[q] = cfg_remote_ip[q]; smac_q[q] = node_mac; sip_q[q] = node_ip; tos_q[q] = {dscp, 2'b10};
+    pmtu_q[q] = cfg_pmtu_log2[q]; ackcyc_q[q] = cfg_timeout_cycles[q]; retry_q[q] = cfg_retry_cnt[q];
+    rnrr_q[q] = cfg_rnr_retry[q]; minrnr_q[q] = cfg_min_rnr_timer[q]; udp_q[q] = cfg_udp_src[q];
+    acc_q[q] = cfg_access[q]; win_q[q] = cfg_window[q];
+    mr = int'(cfg_window[q]) / 2;
+    if (mr > ACK_REQ_INTERVAL) mr = ACK_REQ_INTERVAL;
+    if (mr < 1) mr = 1;
+    ackev_q[q] = 32'(mr);
+    nres_q[q] = (cfg_max_reads[q] == 8'd0) ? 8'd1 : (int'(cfg_max_reads[q]) > MAX_READS) ? 8'(MAX_READS)
+                                                                                        : cfg_max_reads[q];
+    r_head[q] = 0; r_count[q] = 0; r_started[q] = 0; r_cur[q] = 0;
+    r_cursor[q] = cfg_send_psn[q]; r_next[q] = cfg_send_psn[q]; r_una[q] = cfg_send_psn[q]; r_reads[q] = 0;
+    r_retry_left[q] = cfg_retry_cnt[q]; r_rnr_left[q] = cfg_rnr_retry[q]; r_started_retry[q] = 1'b0;
+    r_timer_on[q] = 1'b0; r_deadline[q] = '0; r_rnr_wait[q] = 1'b0; r_rnr_until[q] = '0; r_rnr_psn[q] = '0;
+    s_epsn[q] = cfg_recv_psn[q]; s_msn[q] = '0; s_nak_sent[q] = 1'b0; s_in_send[q] = 1'b0;
+    s_in_write[q] = 1'b0; s_taken[q] = 1'b0; s_off[q] = '0; s_wva[q] = '0; s_wleft[q] = '0; s_wlen[q] = '0;
+    s_rq_head[q] = 0; s_rq_n[q] = 0; s_res_next[q] = 0; s_job_head[q] = 0; s_job_n[q] = 0;
+    for (int i = 0; i < MAX_READS; i++) res[q][i] = '0;
+    last_resp_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0; np_sent_q[q] = 1'b0; np_last_q[q] = '0; pend_q[q] = 1'b0;
+endtask
+
+// Node.Poll; the caller checked the transmitter is free
+task automatic node_poll(input logic [63:0] now, output logic got, output nic_tx_pkg::desc_t d);
+    int q, k;
+    pkt_t p;
+    logic g;
+    got = 1'b0;
+    d = '0;
+    if (cnp_n > 0) begin
+        q = cnpq[0];
+        for (int i = 0; i < QPS - 1; i++) if (i < cnp_n - 1) cnpq[i] = cnpq[i + 1];
+        cnp_n = cnp_n - 1;
+        cnp_waiting_q[q] = 1'b0;
+        cnt(q, C_TX_CNP);
+        p = '0;
+        p.op = OP_CNP;
+        d = mkdesc(q, p, {cnp_dscp, 2'b00}, 1'b1);
+        got = 1'b1;
+        return;
+    end
+    for (int i = 0; i < QPS; i++) begin
+        k = (rr_q + i) % QPS;
+        if (!pend_q[k]) continue;
+        qp_poll(k, now, g, p);
+        if (g) begin
+            d = mkdesc(k, p, tos_q[k], 1'b0);
+            got = 1'b1;
+            rr_q = (k + 1) % QPS;
+            return;
+        end
+        pend_q[k] = rp_paced[k] && now < rp_next_send[k];   // DCQCN hook: held QPs stay pending
+    end
+endtask
+
+// Timed.freeAt == now
+function automatic logic tx_free(input logic [63:0] now);
+    int live;
+    if (now < tx_free_q) return 1'b0;
+    live = 0;
+    for (int i = 0; i < DMA_MAX_READS; i++) if (reads_end[i] >= now + 64'd1) live = live + 1;
+    return live < DMA_MAX_READS;
+endfunction
+
+task automatic tx_sent(input logic [63:0] now, input int bytes, input int pay);
+    logic placed;
+    tx_free_q = now + 64'(beats_of(bytes));
+    placed = 1'b0;
+    if (pay > 0) begin
+        for (int i = 0; i < DMA_MAX_READS; i++) begin
+            if (!placed && reads_end[i] < now + 64'd1) begin
+                reads_end[i] = now + 64'(DMA_LATENCY) + 64'(beats_of(pay));
+                placed = 1'b1;
+            end
+        end
+    end
+endtask
+
+/* verilator lint_on UNUSEDSIGNAL */
+
+// ---- the cycle ----
+logic          r_desc_valid;
+nic_tx_pkg::desc_t r_desc;
+logic          r_host_go;
+logic          r_rxj_valid, r_rxj_wr;
+logic [63:0]   r_rxj_addr;
+logic [15:0]   r_rxj_len;
+logic [BUF_BAW-1:0] r_rxj_buf;
+comp_t         r_cq;
+logic          r_cq_valid;
+logic [NODE_CNT-1:0][INC_WIDTH-1:0]       r_node_inc;
+logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] r_qp_inc;
+logic          r_idle;
+
+always_ff @(posedge clk) begin : cycle
+    logic [63:0] now;
+    logic got;
+    nic_tx_pkg::desc_t d;
+    logic any;
+    now = now_q;
+    for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+    for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+    d_desc_valid = 1'b0;
+    d_desc = '0;
+    d_host_go = 1'b0;
+    d_rxj_valid = 1'b0; d_rxj_wr = 1'b0; d_rxj_addr = '0; d_rxj_len = '0;
+
+    if (rst) begin
+        for (int q = 0; q < QPS; q++) begin
+            v_q[q] = 1'b0; err_q[q] = 1'b0; pend_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0;
+            rp_paced[q] = 1'b0; rp_next_send[q] = '0; r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
+            s_job_n[q] = 0; r_count[q] = 0; s_rq_n[q] = 0;
+        end
+        for (int i = 0; i < DMA_MAX_READS; i++) reads_end[i] = '0;
+        rr_q = 0; cnp_n = 0; host_head = 0; host_n = 0; cq_head = 0; cq_n = 0;
+        tx_free_q = '0;
+        now_q <= '0;
+        r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
+        r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
+    end else begin
+        // 1. timers (Node.advance). DCQCN hook: rp.Advance(now) of every QP,
+        // and a reaction-point timer due also sets pend (golden timerAt)
+        for (int q = 0; q < QPS; q++) begin
+            if (timer_due(q, now)) begin
+                pend_q[q] = 1'b1;
+                qp_advance(q, now);
+            end
+        end
+        // 2. the receive decision
+        if (rec_valid) begin
+            d_rxj_valid = rec_held;
+            node_receive(now);
+        end
+        // 3. the command post
+        if (post_valid) node_post(now);
+        // 4. QP loads (AddQP)
+        for (int q = 0; q < QPS; q++) if (qp_load[q] && !v_q[q]) load_qp(q);
+        // host frames that may go from now on
+        if (host_push) begin
+            if (host_n < HOST_DEPTH) begin
+                host_len[(host_head + host_n) % HOST_DEPTH] = host_push_len;
+                host_n = host_n + 1;
+            end
+        end
+        // 5. the transmit decision
+        if (tx_free(now)) begin
+            if (host_n > 0) begin
+                d_host_go = 1'b1;
+                tx_sent(now, int'(host_len[host_head]), 0);
+                host_head = (host_head + 1) % HOST_DEPTH;
+                host_n = host_n - 1;
+            end else begin
+                node_poll(now, got, d);
+                if (got) begin
+                    d_desc_valid = 1'b1;
+                    d_desc = d;
+                    tx_sent(now, frame_bytes(d.opcode, int'(d.pay_len)), int'(d.pay_len));
+                end
+            end
+        end
+        // outputs of this cycle, registered
+        now_q        <= now + 64'd1;
+        r_desc_valid <= d_desc_valid;
+        r_desc       <= d_desc;
+        r_host_go    <= d_host_go;
+        r_rxj_valid  <= d_rxj_valid;
+        r_rxj_wr     <= d_rxj_wr;
+        r_rxj_addr   <= d_rxj_addr;
+        r_rxj_len    <= d_rxj_len;
+        r_rxj_buf    <= rec_pay_addr;
+        if (cq_n > 0) begin
+            r_cq_valid <= 1'b1;
+            r_cq       <= cq[cq_head];
+            cq_head = (cq_head + 1) % CQ_DEPTH;
+            cq_n = cq_n - 1;
+        end else begin
+            r_cq_valid <= 1'b0;
+        end
+        for (int n = 0; n < NODE_CNT; n++) r_node_inc[n] <= inc_node[n];
+        for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
+        any = cq_n > 0 || cnp_n > 0 || host_n > 0 || now < tx_free_q;
+        for (int q = 0; q < QPS; q++) begin
+            if (v_q[q] && (pend_q[q] || (!err_q[q] && (r_timer_on[q] || r_rnr_wait[q])))) any = 1'b1;
+        end
+        r_idle <= !any;
+    end
+end
+/* verilator lint_on BLKSEQ */
+
+always_comb begin
+    tx_desc_valid = r_desc_valid;
+    tx_desc       = r_desc;
+    host_go       = r_host_go;
+    rxj_valid     = r_rxj_valid;
+    rxj_wr        = r_rxj_wr;
+    rxj_addr      = r_rxj_addr;
+    rxj_len       = r_rxj_len;
+    rxj_buf       = r_rxj_buf;
+    cq_valid      = r_cq_valid;
+    cq_recv       = r_cq.recv;
+    cq_op         = r_cq.op;
+    cq_status     = r_cq.status;
+    cq_has_imm    = r_cq.has_imm;
+    cq_qpn        = r_cq.qpn;
+    cq_id         = r_cq.id;
+    cq_bytes      = r_cq.bytes;
+    cq_imm        = r_cq.imm;
+    node_cnt_inc  = r_node_inc;
+    qp_cnt_inc    = r_qp_inc;
+    idle          = r_idle;
+    for (int q = 0; q < QPS; q++) begin
+        qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
+        qp_valid[q] = v_q[q];
+        qp_qpn_flat[24*q +: 24] = qpn_q[q];
+    end
+end
+
+// ctrl_dcqcn is for nic_dcqcn_rp.sv's hook; unused until it is wired
+logic unused;
+assign unused = ctrl_dcqcn;
+
+endmodule
+
+`resetall
