@@ -81,6 +81,9 @@ type Encoder struct {
 	buf   []byte
 	chunk int   // write out the pending messages once they reach this many bytes; 0: only on Flush
 	err   error // the first error of a chunk write, returned by Flush
+	// handoff, when set, takes the pending messages in place of a Write
+	// (it owns them from then on) and returns the buffer to go on with.
+	handoff func([]byte) []byte
 }
 
 // NewEncoder returns an Encoder that writes batches to w.
@@ -116,6 +119,10 @@ func (e *Encoder) Flush() error {
 // writeOut writes the pending messages; the first error is kept for Flush.
 func (e *Encoder) writeOut() {
 	if len(e.buf) == 0 {
+		return
+	}
+	if e.handoff != nil {
+		e.buf = e.handoff(e.buf)[:0]
 		return
 	}
 	if e.err == nil {

@@ -47,6 +47,16 @@
 // outside the window, DONE for the wrong cycle or with counts that do not
 // add up, a missing CSR or memory answer.
 //
+// Pipelined windows: Send and Recv are Step's two halves. Send hands the
+// window to a writer goroutine and returns; Recv reads the reply to the
+// oldest window sent. A caller whose next window does not depend on the
+// last reply (open-loop stimulus) sends it before it reads that reply, and
+// does its own work on the reply while the model simulates the next
+// window. Windows and replies may be far larger than the socket buffers:
+// the writes never wait for the reads. Step refuses to run while windows
+// are in flight; Close lets them through and reads their replies before
+// GOODBYE.
+//
 // # Buffer ownership
 //
 //   - Encoder: every method copies what it is given (frame data, memory
@@ -75,7 +85,9 @@
 //
 // Nothing blocks without a bound. Start waits at most Timeouts.Start for
 // the socket; Handshake as long for HELLO; Step at most Timeouts.Step for
-// the whole window (default 10 s), or less if its ctx says so; Close at
+// the whole window (default 10 s), or less if its ctx says so; Recv as
+// long from its call for the reply (a window the model does not take in
+// is caught there, and its writer is stopped when Recv fails); Close at
 // most Timeouts.Close for GOODBYE and exit before it kills the process.
 // A goroutine reaps each model process and interrupts the operation in
 // progress, so a model that dies (even by SIGKILL) is reported at once,

@@ -94,11 +94,12 @@ type Config struct {
 
 // Model is the connection to one model process (Start) or to a model on
 // another host (Dial). The conversation is: Handshake once, Step per
-// window, Close at the end.
+// window (or Send and Recv, pipelined), Close at the end.
 //
-// Handshake, Step and Close must not be called concurrently with one
-// another, except that Close may be called from another goroutine to
-// abort a running Handshake or Step, which then fails with ErrClosed.
+// Handshake, Step, Send, Recv and Close must not be called concurrently
+// with one another, except that Close may be called from another goroutine
+// to abort a running Handshake, Step or Recv, which then fails with
+// ErrClosed.
 // Different Models are independent and are meant to be stepped in
 // parallel.
 //
@@ -141,13 +142,20 @@ type Model struct {
 	byCtx   bool          // the current deadline is ctx's
 
 	// Conversation state, per port.
-	inSeq   []uint32   // next input seq
-	lastIn  []uint64   // arrival of the last frame sent
-	pending [][]uint64 // arrival cycles of frames sent and not yet accepted
-	outSeq  []uint32   // next output seq
-	outLast []uint64   // first-beat cycle of the last output frame + 1 (0: none yet)
-	tmpLast []uint64   // scratch for checkWindow
-	slab    []byte     // reply data is cut from here (keep)
+	inSeq   []uint32     // next input seq
+	lastIn  []uint64     // arrival of the last frame sent
+	pending []cycleQueue // arrival cycles of frames sent and not yet accepted
+	outSeq  []uint32     // next output seq
+	outLast []uint64     // first-beat cycle of the last output frame + 1 (0: none yet)
+	tmpLast []uint64     // scratch for checkWindow
+	slab    []byte       // reply data is cut from here (keep)
+
+	// Pipelined windows (pipe.go): the windows sent and not yet
+	// answered, oldest first, and the writer of what Send encodes.
+	sent    uint64 // the Target of the last window sent: where the next one starts
+	flights []*flight
+	spare   []*flight
+	wq      *writeQueue
 }
 
 func validName(name string) bool {
@@ -282,6 +290,7 @@ const encChunk = 256 << 10
 
 func (m *Model) setConn(conn net.Conn) {
 	m.conn = conn
+	m.wq = newWriteQueue(conn)
 	m.enc = NewEncoder(conn)
 	m.enc.SetChunk(encChunk)
 	m.dec = NewDecoder(conn)
@@ -383,18 +392,30 @@ func (m *Model) killProc() {
 	}
 }
 
-// kick makes the blocking operation in progress, if any, fail at once.
+// kick makes the blocking operation in progress, if any, fail at once,
+// and with it the writing of pipelined windows.
 func (m *Model) kick() {
 	m.kmu.Lock()
 	defer m.kmu.Unlock()
 	if m.active {
 		m.conn.SetDeadline(aLongTimeAgo)
+		m.wq.abort()
 	}
 }
 
 // begin arms the deadline of a blocking operation bounded by d and ctx;
 // the returned func disarms it.
 func (m *Model) begin(ctx context.Context, d time.Duration) (end func()) {
+	return m.arm(ctx, d, m.conn.SetDeadline)
+}
+
+// beginRead is begin for a read alone: the writer of pipelined windows
+// keeps its own deadline.
+func (m *Model) beginRead(ctx context.Context, d time.Duration) (end func()) {
+	return m.arm(ctx, d, m.conn.SetReadDeadline)
+}
+
+func (m *Model) arm(ctx context.Context, d time.Duration, set func(time.Time) error) (end func()) {
 	dl := time.Now().Add(d)
 	m.timeout, m.byCtx = d, false
 	if cd, ok := ctx.Deadline(); ok && cd.Before(dl) {
@@ -404,12 +425,13 @@ func (m *Model) begin(ctx context.Context, d time.Duration) (end func()) {
 	m.gen++
 	gen := m.gen
 	m.active = true
-	m.conn.SetDeadline(dl)
+	set(dl)
 	switch {
 	case m.closing.Load():
 		m.conn.SetDeadline(aLongTimeAgo)
+		m.wq.abort()
 	case m.exitedNow() && time.Now().Add(exitDrain).Before(dl):
-		m.conn.SetDeadline(time.Now().Add(exitDrain)) // read what it sent before dying, then stop
+		set(time.Now().Add(exitDrain)) // read what it sent before dying, then stop
 	}
 	m.kmu.Unlock()
 	stop := context.AfterFunc(ctx, func() {
@@ -417,6 +439,7 @@ func (m *Model) begin(ctx context.Context, d time.Duration) (end func()) {
 		defer m.kmu.Unlock()
 		if m.active && m.gen == gen {
 			m.conn.SetDeadline(aLongTimeAgo)
+			m.wq.abort()
 		}
 	})
 	return func() {
@@ -521,6 +544,7 @@ func (m *Model) sentError(err error) error {
 // broke the protocol is told so with a best-effort ERROR.
 func (m *Model) fail(ctx context.Context, op string, err error) error {
 	err = m.classify(ctx, err)
+	m.wq.abort() // a pipelined window still going out is of no use now
 	var pe *ProtocolError
 	if errors.As(err, &pe) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		code := uint32(ErrCodeProtocol)
@@ -586,7 +610,9 @@ func (m *Model) Close() error {
 	if m.broken == nil && m.shook {
 		byeErr = m.goodbye(deadline)
 	}
+	m.wq.abort()
 	m.conn.Close()
+	m.wq.close()
 	if m.cmd == nil {
 		if byeErr != nil {
 			return m.modelError("close: waiting for GOODBYE", m.classifyClose(byeErr))
@@ -618,8 +644,27 @@ func (m *Model) Close() error {
 	return nil
 }
 
-// goodbye sends GOODBYE and reads up to the model's GOODBYE.
+// goodbye sends GOODBYE and reads up to the model's GOODBYE. Pipelined
+// windows still in flight are let through first, their replies read and
+// dropped, so that a model closed in the middle of a run ends cleanly.
 func (m *Model) goodbye(deadline time.Time) error {
+	m.conn.SetDeadline(deadline)
+	m.wq.setDeadline(deadline) // the model takes the rest of a window while we read
+	for len(m.flights) > 0 {
+		if err := m.dec.Read(&m.msg); err != nil {
+			return err
+		}
+		switch m.msg.Type {
+		case MsgDone:
+			m.cycle = m.flights[0].target
+			m.flights = m.flights[1:]
+		case MsgError:
+			return m.remote(&m.msg)
+		}
+	}
+	if err := m.wq.drain(deadline); err != nil {
+		return err
+	}
 	m.conn.SetDeadline(deadline)
 	m.enc.Reset()
 	m.enc.Goodbye(m.cycle, Goodbye{})

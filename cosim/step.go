@@ -131,10 +131,10 @@ func (m *Model) Handshake(ctx context.Context, ack HelloAck) (Hello, error) {
 	if err := m.enc.Flush(); err != nil {
 		return Hello{}, m.fail(ctx, "handshake: sending HELLO_ACK", m.sentError(err))
 	}
-	m.hello, m.cycle, m.shook = h, m.msg.Cycle, true
+	m.hello, m.cycle, m.sent, m.shook = h, m.msg.Cycle, m.msg.Cycle, true
 	m.inSeq = make([]uint32, h.InPorts)
 	m.lastIn = make([]uint64, h.InPorts)
-	m.pending = make([][]uint64, h.InPorts)
+	m.pending = make([]cycleQueue, h.InPorts)
 	m.outSeq = make([]uint32, h.OutPorts)
 	m.outLast = make([]uint64, h.OutPorts)
 	return h, nil
@@ -144,7 +144,7 @@ func (m *Model) Handshake(ctx context.Context, ack HelloAck) (Hello, error) {
 // byte is sent; a bad window is the caller's bug and leaves the Model
 // usable.
 func (m *Model) checkWindow(w *Window) error {
-	start := m.cycle
+	start := m.sent
 	if w.Target < start {
 		return fmt.Errorf("target cycle %d is before the model's cycle %d", w.Target, start)
 	}
@@ -212,49 +212,34 @@ func (m *Model) StepInto(ctx context.Context, w Window, r *Reply) error {
 	if !m.shook {
 		return &ModelError{Model: m.name, Op: "step", Err: errors.New("Step before Handshake")}
 	}
+	if len(m.flights) > 0 {
+		return &ModelError{Model: m.name, Op: "step", Err: fmt.Errorf("Step with %d windows sent and not received: Recv them first", len(m.flights))}
+	}
 	if err := m.checkWindow(&w); err != nil {
 		return &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return &ModelError{Model: m.name, Op: fmt.Sprintf("step to cycle %d", w.Target), Err: err}
 	}
-	start := m.cycle
+	start := m.sent
 	// The encoder writes a large window in chunks while it builds it, so
 	// the step's deadline is armed before the first byte goes out.
 	end := m.begin(ctx, m.t.Step)
 	defer end()
 	m.enc.Reset()
-	for i := range w.Frames {
-		f := &w.Frames[i]
-		f.Seq = m.inSeq[f.Port]
-		m.inSeq[f.Port]++
-		m.lastIn[f.Port] = f.Cycle
-		m.pending[f.Port] = append(m.pending[f.Port], f.Cycle)
-		m.enc.Frame(*f) // checked by checkWindow: cannot fail
-	}
-	for _, c := range w.CSRWrites {
-		m.enc.CSRWrite(start, c)
-	}
-	for _, a := range w.CSRReads {
-		m.enc.CSRRead(start, a)
-	}
-	for _, mw := range w.MemWrites {
-		m.enc.MemWrite(start, mw)
-	}
-	for _, mr := range w.MemReads {
-		m.enc.MemRead(start, mr.Addr, mr.Length)
-	}
-	m.enc.Run(w.Target)
+	m.encodeWindow(&w, start)
 	if err := m.enc.Flush(); err != nil {
 		*r = Reply{}
 		return m.fail(ctx, fmt.Sprintf("step to cycle %d: sending the window", w.Target), m.sentError(err))
 	}
-	n, err := m.readReply(&w, start, r)
+	fl := flight{start: start, target: w.Target, csrReads: w.CSRReads, memReads: w.MemReads, inSeq: m.inSeq}
+	m.growAccepts(&fl, r)
+	n, err := m.readReply(&fl, r)
 	if err != nil {
 		*r = Reply{}
 		return m.fail(ctx, fmt.Sprintf("step to cycle %d: waiting for DONE (%d reply messages received)", w.Target, n), err)
 	}
-	m.cycle = w.Target
+	m.cycle, m.sent = w.Target, w.Target
 	return nil
 }
 
@@ -276,11 +261,12 @@ func (m *Model) keep(b []byte) []byte {
 	return m.slab[at:len(m.slab):len(m.slab)]
 }
 
-// readReply reads ACCEPT*, FRAME*, CSR_DATA*, MEM_DATA* (in any order)
-// and DONE into r, whose slices are empty. It returns how many messages it
-// read.
-func (m *Model) readReply(w *Window, start uint64, r *Reply) (int, error) {
+// readReply reads the reply to window fl, ACCEPT*, FRAME*, CSR_DATA*,
+// MEM_DATA* (in any order) and DONE, into r, whose slices are empty. It
+// returns how many messages it read.
+func (m *Model) readReply(fl *flight, r *Reply) (int, error) {
 	msg := &m.msg
+	start := fl.start
 	for n := 0; ; n++ {
 		if err := m.dec.Read(msg); err != nil {
 			return n, err
@@ -291,18 +277,21 @@ func (m *Model) readReply(w *Window, start uint64, r *Reply) (int, error) {
 			if int(a.Port) >= len(m.pending) {
 				return n, m.perr(msg.Type, "port %d, but the model has %d input ports", a.Port, len(m.pending))
 			}
-			q := m.pending[a.Port]
-			if len(q) == 0 || a.Seq != m.inSeq[a.Port]-uint32(len(q)) {
+			q := &m.pending[a.Port]
+			if q.len() == 0 || a.Seq != m.inSeq[a.Port]-uint32(q.len()) || a.Seq >= fl.inSeq[a.Port] {
+				if q.len() > 0 && a.Seq == m.inSeq[a.Port]-uint32(q.len()) {
+					return n, m.perr(msg.Type, "frame seq %d of port %d: not sent yet (the window sent %d frames there)", a.Seq, a.Port, fl.inSeq[a.Port])
+				}
 				return n, m.perr(msg.Type, "frame seq %d of port %d: expected the ACCEPT of seq %d (%d frames sent)",
-					a.Seq, a.Port, m.inSeq[a.Port]-uint32(len(q)), m.inSeq[a.Port])
+					a.Seq, a.Port, m.inSeq[a.Port]-uint32(q.len()), m.inSeq[a.Port])
 			}
-			if a.Cycle < q[0] {
-				return n, m.perr(msg.Type, "frame seq %d of port %d accepted at cycle %d, before its arrival at %d", a.Seq, a.Port, a.Cycle, q[0])
+			if a.Cycle < q.front() {
+				return n, m.perr(msg.Type, "frame seq %d of port %d accepted at cycle %d, before its arrival at %d", a.Seq, a.Port, a.Cycle, q.front())
 			}
-			if a.LastCycle < start || a.LastCycle >= w.Target {
-				return n, m.perr(msg.Type, "frame seq %d of port %d: last beat at cycle %d, outside the window [%d, %d)", a.Seq, a.Port, a.LastCycle, start, w.Target)
+			if a.LastCycle < start || a.LastCycle >= fl.target {
+				return n, m.perr(msg.Type, "frame seq %d of port %d: last beat at cycle %d, outside the window [%d, %d)", a.Seq, a.Port, a.LastCycle, start, fl.target)
 			}
-			m.pending[a.Port] = q[1:]
+			q.pop()
 			r.Accepts = append(r.Accepts, a)
 		case MsgFrame:
 			f := msg.Frame
@@ -312,8 +301,8 @@ func (m *Model) readReply(w *Window, start uint64, r *Reply) (int, error) {
 			if f.Seq != m.outSeq[f.Port] {
 				return n, m.perr(msg.Type, "seq %d on output port %d, want %d", f.Seq, f.Port, m.outSeq[f.Port])
 			}
-			if f.Cycle >= w.Target {
-				return n, m.perr(msg.Type, "first beat at cycle %d, not before the window's end %d", f.Cycle, w.Target)
+			if f.Cycle >= fl.target {
+				return n, m.perr(msg.Type, "first beat at cycle %d, not before the window's end %d", f.Cycle, fl.target)
 			}
 			if f.Cycle+1 <= m.outLast[f.Port] {
 				return n, m.perr(msg.Type, "seq %d on output port %d starts at cycle %d, not after the previous frame's %d", f.Seq, f.Port, f.Cycle, m.outLast[f.Port]-1)
@@ -324,35 +313,37 @@ func (m *Model) readReply(w *Window, start uint64, r *Reply) (int, error) {
 			r.Frames = append(r.Frames, f)
 		case MsgCSRData:
 			i := len(r.CSRData)
-			if i >= len(w.CSRReads) || msg.CSR.Addr != w.CSRReads[i] {
-				return n, m.perr(msg.Type, "address %#x does not answer CSR read %d of %d", msg.CSR.Addr, i, len(w.CSRReads))
+			if i >= len(fl.csrReads) || msg.CSR.Addr != fl.csrReads[i] {
+				return n, m.perr(msg.Type, "address %#x does not answer CSR read %d of %d", msg.CSR.Addr, i, len(fl.csrReads))
 			}
 			r.CSRData = append(r.CSRData, msg.CSR)
 		case MsgMemData:
 			i := len(r.MemData)
-			if i >= len(w.MemReads) || msg.Mem.Addr != w.MemReads[i].Addr || msg.Mem.Length != w.MemReads[i].Length {
-				return n, m.perr(msg.Type, "%d bytes at %#x do not answer memory read %d of %d", msg.Mem.Length, msg.Mem.Addr, i, len(w.MemReads))
+			if i >= len(fl.memReads) || msg.Mem.Addr != fl.memReads[i].Addr || msg.Mem.Length != fl.memReads[i].Length {
+				return n, m.perr(msg.Type, "%d bytes at %#x do not answer memory read %d of %d", msg.Mem.Length, msg.Mem.Addr, i, len(fl.memReads))
 			}
 			mem := msg.Mem
 			mem.Data = m.keep(mem.Data)
 			r.MemData = append(r.MemData, mem)
 		case MsgDone:
 			d := msg.Done
+			// Queued: sent up to this window and not accepted (frames of
+			// later windows are not the model's yet).
 			queued := 0
-			for _, q := range m.pending {
-				queued += len(q)
+			for p := range m.pending {
+				queued += int(fl.inSeq[p] - (m.inSeq[p] - uint32(m.pending[p].len())))
 			}
 			switch {
-			case d.Cycle != w.Target:
-				return n, m.perr(msg.Type, "cycle %d, want the target %d", d.Cycle, w.Target)
+			case d.Cycle != fl.target:
+				return n, m.perr(msg.Type, "cycle %d, want the target %d", d.Cycle, fl.target)
 			case int(d.FramesOut) != len(r.Frames):
 				return n, m.perr(msg.Type, "frames_out %d, but %d FRAME messages came", d.FramesOut, len(r.Frames))
 			case int(d.FramesQueued) != queued:
 				return n, m.perr(msg.Type, "frames_queued %d, but %d input frames are sent and not accepted", d.FramesQueued, queued)
-			case len(r.CSRData) != len(w.CSRReads):
-				return n, m.perr(msg.Type, "%d CSR reads answered of %d", len(r.CSRData), len(w.CSRReads))
-			case len(r.MemData) != len(w.MemReads):
-				return n, m.perr(msg.Type, "%d memory reads answered of %d", len(r.MemData), len(w.MemReads))
+			case len(r.CSRData) != len(fl.csrReads):
+				return n, m.perr(msg.Type, "%d CSR reads answered of %d", len(r.CSRData), len(fl.csrReads))
+			case len(r.MemData) != len(fl.memReads):
+				return n, m.perr(msg.Type, "%d memory reads answered of %d", len(r.MemData), len(fl.memReads))
 			}
 			r.Done = d
 			return n + 1, nil

@@ -128,7 +128,7 @@ func (c *checker) do(j *job) {
 	case jobAdvance:
 		for _, o := range j.n.golden.Advance(j.cycle) {
 			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
-				Data: o.Data, Bad: o.Bad, Cause: "golden " + j.n.name, Cycle: o.Cycle, HasCycle: o.HasCycle})
+				Data: o.Data, Bad: o.Bad, Cause: j.n.goldenCause, Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
 	case jobObserve:
 		st := scoreboard.Stream{Model: j.n.name, Port: int(j.port)}

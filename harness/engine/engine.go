@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocesim/cosim/cosim"
@@ -43,6 +44,17 @@ type Config struct {
 	Timeouts cosim.Timeouts
 	// MaxWindow bounds a window when no link constrains it.
 	MaxWindow uint64
+	// MaxWindowFrames bounds the source frames a window takes in, over
+	// all sources (default 65536): a window ends early, before the frame
+	// that would exceed it. A window of MaxWindow cycles of minimum-size
+	// frames at 512 bits brings a quarter million of them, and every
+	// window's checking overlaps only the next window's simulation; but
+	// every window costs the model and the harness some work of its own.
+	MaxWindowFrames int
+	// MaxWindowBytes bounds the bytes of those frames in the same way
+	// (default 4 MiB): 65536 cycles of full-size frames at 512 bits are
+	// 16 MiB.
+	MaxWindowBytes int
 	// Taps are the far ends of the scenario's [[tap]] tables, by name
 	// (tap.go): live devices or recordings.
 	Taps map[string]TapEnd
@@ -55,6 +67,10 @@ type Config struct {
 	LiveMaxWindow uint64
 	// Status, when set, hears the run's counts after every window.
 	Status func(Status)
+	// NoPipeline steps the models in lock step, one window at a time,
+	// even in open loop (for tests and studies; the results are the
+	// same). See run.ahead.
+	NoPipeline bool
 }
 
 // Summary is summary.json.
@@ -118,7 +134,10 @@ type node struct {
 	// inNames names the input ports ("icrc.in0") once, for the cause of
 	// every expected frame.
 	inNames []string
-	links   map[int]*link
+	// goldenCause is the cause of the frames the golden model emits on
+	// its own ("golden sw"), made once rather than for every frame.
+	goldenCause string
+	links       map[int]*link
 	// config holds the scenario's CSR settings, written in the first
 	// window (one per cycle from cycle 0).
 	config []cosim.CSR
@@ -217,8 +236,16 @@ type run struct {
 	check   *checker             // owns sb, the golden models and pcaps while the loop runs
 	pcaps   []*pcapio.LinkWriter // one per source, link and unlinked output
 	srcPcap map[*source]int
-	cycle   uint64
+	cycle   uint64 // the end of the last window whose replies are routed
 	windows int
+	// Pipelined windows (run.ahead): front is the end of the last window
+	// sent, where the next one starts (cycle, unless a window is in
+	// flight); sentWindows counts the windows sent; batch holds the
+	// checker jobs not submitted yet.
+	pipe        bool
+	front       uint64
+	sentWindows int
+	batch       []job
 	// lastProgress is the end of the last window in which a model accepted
 	// or emitted a frame, or a source still had frames to give.
 	lastProgress uint64
@@ -236,6 +263,12 @@ func newRun(cfg Config) (*run, error) {
 	sc := cfg.Scenario
 	if cfg.MaxWindow == 0 {
 		cfg.MaxWindow = 1 << 16
+	}
+	if cfg.MaxWindowFrames <= 0 {
+		cfg.MaxWindowFrames = 1 << 16
+	}
+	if cfg.MaxWindowBytes <= 0 {
+		cfg.MaxWindowBytes = 4 << 20
 	}
 	if cfg.Report == nil {
 		cfg.Report = io.Discard
@@ -260,6 +293,7 @@ func newRun(cfg Config) (*run, error) {
 		for p := range top.In {
 			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
 		}
+		n.goldenCause = "golden " + m.Name
 		if n.config, err = configWrites(sc.File, m, top); err != nil {
 			return nil, err
 		}
@@ -285,12 +319,13 @@ func newRun(cfg Config) (*run, error) {
 		r.byName[lk.from.model].links[lk.from.port] = lk
 		r.links = append(r.links, lk)
 	}
+	srcs, srcErrs := r.makeSources()
 	for i, t := range sc.Traffic {
 		model, port := sc.Port(t.To)
 		if err := r.checkPort(portRef{model, port}, true); err != nil {
 			return nil, err
 		}
-		s, err := newSource(i, t, sc, r.byName[model].width, r.byName[model].top.In, cfg.Seed)
+		s, err := srcs[i], srcErrs[i]
 		if err != nil {
 			return nil, &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)}
 		}
@@ -314,6 +349,31 @@ func newRun(cfg Config) (*run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// makeSources builds the source of every [[traffic]] entry whose port
+// exists, in parallel: reading a large capture or generating a million
+// frames is the longest part of a run's start, and every source is its
+// own (its own file, its own random stream). newRun reports the errors in
+// the scenario's order.
+func (r *run) makeSources() ([]*source, []error) {
+	sc := r.sc
+	srcs, errs := make([]*source, len(sc.Traffic)), make([]error, len(sc.Traffic))
+	var wg sync.WaitGroup
+	for i, t := range sc.Traffic {
+		model, port := sc.Port(t.To)
+		if r.checkPort(portRef{model, port}, true) != nil {
+			continue // newRun reports it
+		}
+		n := r.byName[model]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srcs[i], errs[i] = newSource(i, t, sc, n.width, n.top.In, r.cfg.Seed)
+		}()
+	}
+	wg.Wait()
+	return srcs, errs
 }
 
 // pauser is a source that honours PFC frames, latency cycles after their
@@ -516,6 +576,9 @@ func (r *run) loop(ctx context.Context) error {
 		lookahead = min(lookahead, x.hostLatency) // nor a host's reaction to a completion
 	}
 	progress := newProgress(r.cfg.Progress)
+	// Pipelining needs windows whose sources do not hear back from the
+	// models: no live taps, no PFC pausers, no RDMA hosts.
+	r.pipe = !r.cfg.NoPipeline && r.cfg.Live == nil && len(r.taps) == 0 && len(r.pausers) == 0 && len(r.rdmas) == 0
 	// woke: the run was quiet and a live frame just came; nothing ran
 	// since, so it still is, and asking the checker again would only
 	// delay the frame.
@@ -554,13 +617,41 @@ func (r *run) loop(ctx context.Context) error {
 			// model before the next source frame arrives.
 			end = nextSrc + lookahead
 		}
+		if r.cfg.Live == nil {
+			end = r.capFrames(end)
+		}
 		limit = max(limit, end)
 		end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
-		if err := r.step(ctx, end, limit); err != nil {
+		if !r.pipe {
+			if err := r.step(ctx, end, limit); err != nil {
+				return err
+			}
+			progress.update(r)
+			r.status()
+			continue
+		}
+		// Open loop: while the models run a window, the next one is on
+		// its way whenever its shape cannot depend on the replies, and
+		// the replies are routed while the models run it.
+		w, err := r.send(ctx, end, limit)
+		if err != nil {
 			return err
 		}
-		progress.update(r)
-		r.status()
+		for w != nil {
+			var next *window
+			if e, ok := r.ahead(ctx, w, lookahead); ok {
+				if next, err = r.send(ctx, e, e); err != nil {
+					return err
+				}
+				sentAhead.Add(1)
+			}
+			if err := r.recv(ctx, w); err != nil {
+				return err
+			}
+			progress.update(r)
+			r.status()
+			w = next
+		}
 	}
 }
 
@@ -605,20 +696,175 @@ func (r *run) nextSource() (uint64, bool) {
 	return next, more
 }
 
-// step runs one window [r.cycle, end) on every model; a live run may
-// stretch it up to limit to let the tap frames it takes get through.
+// sentAhead counts the windows sent before the replies to the one before
+// them were in, over every run of the process (for tests).
+var sentAhead atomic.Uint64
+
+// window is one window of the run: sent to every model, then its replies
+// routed.
+type window struct {
+	start, end uint64
+	// more: a source had frames left after this window's (for the stall
+	// check, as of when the window was built).
+	more bool
+}
+
+// step runs one window [r.cycle, end) on every model in lock step; a live
+// run may stretch it up to limit to let the tap frames it takes get
+// through.
 func (r *run) step(ctx context.Context, end, limit uint64) error {
+	w := r.build(end, limit)
+	err := r.parallel(func(n *node) error {
+		return n.m.StepInto(ctx, n.window, &n.reply)
+	})
+	if err != nil {
+		return err
+	}
+	r.record()
+	return r.routeReplies(w)
+}
+
+// send builds the next window and sends it to every model without waiting
+// for the replies (recv reads them).
+func (r *run) send(ctx context.Context, end, limit uint64) (*window, error) {
+	w := r.build(end, limit)
+	err := r.parallel(func(n *node) error {
+		return n.m.Send(ctx, n.window)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.record()
+	return w, nil
+}
+
+// recv reads every model's reply to w, the oldest window in flight, and
+// routes them.
+func (r *run) recv(ctx context.Context, w *window) error {
+	err := r.parallel(func(n *node) error {
+		return n.m.Recv(ctx, &n.reply)
+	})
+	if err != nil {
+		return err
+	}
+	return r.routeReplies(w)
+}
+
+// ahead decides whether the window after w, the window in flight, can be
+// sent before w's replies are in, and where it ends. It can when its shape
+// is already certain: in lock step the loop would not stop, not fail and
+// not skip ahead after w, and nothing w's models emit can arrive in it.
+//   - Sources are open loop (r.pipe) and have frames left.
+//   - A frame emitted in w arrives a link latency after its last beat,
+//     at w.start + latency or later: after the next window's end.
+//   - The loop skips ahead only when the run is quiet; it is not when a
+//     link still carries a frame, or when a frame sent up to w cannot
+//     have been taken by w's end (a port takes one beat a cycle), or
+//     when the next source frame is due at w's end anyway.
+//
+// The windows are then the same as in lock step, and so is every result.
+func (r *run) ahead(ctx context.Context, w *window, lookahead uint64) (uint64, bool) {
+	if !w.more || w.end >= r.sc.Cycles || ctx.Err() != nil {
+		return 0, false
+	}
+	end := min(r.capFrames(w.end+lookahead), r.sc.Cycles)
+	for _, l := range r.links {
+		if l.latency < end-w.start {
+			return 0, false
+		}
+	}
+	if next, _ := r.nextSource(); next > w.end && !r.busyAfter(w) {
+		return 0, false
+	}
+	return end, true
+}
+
+// capFrames moves a window's end before the first source frame that
+// would bring more than Config.MaxWindowFrames frames or MaxWindowBytes
+// bytes into it (each source gets an equal share of both). It depends
+// only on the sources' frames, so the windows stay the same from run to
+// run. A source's frames due from the window's start on are all stamped at
+// or after it, one beat apart at least, and the first always fits: the
+// window is never empty.
+func (r *run) capFrames(end uint64) uint64 {
+	if len(r.sources) == 0 {
+		return end
+	}
+	share := max(r.cfg.MaxWindowFrames/len(r.sources), 1)
+	bytes := max(r.cfg.MaxWindowBytes/len(r.sources), 1)
+	for _, s := range r.sources {
+		if s.pausable {
+			continue
+		}
+		n := 0
+		for i := s.next; i < len(s.frames) && s.frames[i].cycle < end; i++ {
+			if i > s.next && (i-s.next >= share || n >= bytes) {
+				end = s.frames[i].cycle
+				break
+			}
+			n += len(s.frames[i].data)
+		}
+	}
+	return end
+}
+
+// busyAfter reports whether something is certainly still in flight when w
+// ends, whatever its replies say: a frame on a link, or a frame sent to a
+// model that it cannot have taken in full by then.
+func (r *run) busyAfter(w *window) bool {
+	for _, l := range r.links {
+		if l.pending() > 0 {
+			return true
+		}
+	}
+	for _, n := range r.nodes {
+		for p := range n.sent {
+			q := n.sent[p].Items()
+			if len(q) == 0 {
+				continue
+			}
+			b := beats(len(q[len(q)-1].Data), n.width)
+			if q[len(q)-1].Cycle+b-1 >= w.end {
+				return true
+			}
+			// None of them was taken in full before w.start. Frame j's
+			// last beat is at t_j or later: after its arrival's beats,
+			// and after the frame before it.
+			var t uint64
+			for j, f := range q {
+				b := beats(len(f.Data), n.width)
+				if j == 0 {
+					t = max(f.Cycle+b-1, w.start)
+				} else {
+					t = max(f.Cycle+b-1, t+b)
+				}
+				if t >= w.end {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// build fills every model's next window, [r.front, end), with its source,
+// link and host frames; a live run may stretch it up to limit.
+func (r *run) build(end, limit uint64) *window {
+	start := r.front
 	for _, n := range r.nodes {
 		// The last window's frames are in n.sent by now: reuse the slice.
 		n.window = cosim.Window{Frames: n.window.Frames[:0]}
-		if r.windows == 0 {
+		if r.sentWindows == 0 {
 			n.window.CSRWrites = n.config
 			n.window.MemWrites = n.memInit
 		} else {
 			n.window.MemWrites = nil
 		}
 	}
-	batch := r.check.batch()
+	batch := r.batch
+	if batch == nil {
+		batch = r.check.batch()
+	}
 	batch, end = r.takeTaps(end, limit, batch)
 	for _, n := range r.nodes {
 		n.window.Target = end
@@ -627,7 +873,7 @@ func (r *run) step(ctx context.Context, end, limit uint64) error {
 		n := r.byName[s.model]
 		pcap := uint16(r.srcPcap[s])
 		for _, f := range s.due(end) {
-			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, r.cycle), Data: f.data, Bad: f.bad})
+			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(s.port), Cycle: max(f.cycle, start), Data: f.data, Bad: f.bad})
 			batch = r.check.flush(append(batch, job{kind: jobRecord, pcap: pcap, cycle: f.cycle, data: f.data}))
 		}
 	}
@@ -647,34 +893,52 @@ func (r *run) step(ctx context.Context, end, limit uint64) error {
 			slices.SortStableFunc(n.window.Frames, byPortCycle)
 		}
 	}
-	err := r.parallel(func(n *node) error {
-		return n.m.StepInto(ctx, n.window, &n.reply)
-	})
-	if err != nil {
-		return err
-	}
-	r.windows++
-	// Record what each model was given (Step numbered the frames).
+	r.batch = batch
+	r.front = end
+	_, more := r.nextSource()
+	return &window{start: start, end: end, more: more}
+}
+
+// record notes what each model was given (Step and Send numbered the
+// frames).
+func (r *run) record() {
+	r.sentWindows++
 	for _, n := range r.nodes {
 		for _, f := range n.window.Frames {
 			n.sent[f.Port].Push(f)
 			r.in++
 		}
 	}
+}
+
+// routeReplies routes every model's reply to w and hands the checker its
+// jobs. The jobs of a window sent since (its source frames' records) may
+// come first in the batch: they only go to the sources' own pcapng files,
+// so what every file and the scoreboard see comes in the order of lock
+// step.
+func (r *run) routeReplies(w *window) error {
+	r.windows++
+	batch := r.batch
 	for _, n := range r.nodes {
 		if len(n.reply.Accepts) > 0 || len(n.reply.Frames) > 0 {
-			r.lastProgress = end
+			r.lastProgress = w.end
 		}
 		var err error
-		if batch, err = r.route(n, end, batch); err != nil {
+		if batch, err = r.route(n, w.end, batch); err != nil {
+			r.batch = batch
 			return err
 		}
 	}
 	r.check.submit(batch)
-	if _, more := r.nextSource(); more {
-		r.lastProgress = end
+	r.batch = nil
+	more := w.more
+	if r.front == w.end {
+		_, more = r.nextSource() // nothing sent since: ask now, as lock step always did
 	}
-	r.cycle = end
+	if more {
+		r.lastProgress = w.end
+	}
+	r.cycle = w.end
 	return nil
 }
 

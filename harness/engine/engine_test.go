@@ -85,6 +85,7 @@ func requirePass(tb testing.TB, s *engine.Summary, err error) {
 	assert.Zero(tb, s.Unexpected, "unexpected")
 	assert.Zero(tb, s.Stuck, "stuck inputs")
 	assert.Zero(tb, s.CounterFails, "counter mismatches")
+	assert.Empty(tb, s.Workload, "workload failures")
 	assert.Equal(tb, s.FramesOut, s.Matched, "every frame out matched")
 	assert.Positive(tb, s.Matched)
 	for model, ctrs := range s.Counters {

@@ -29,8 +29,9 @@ type RDMA struct {
 	// RQ_DEPTH, 32).
 	Outstanding int `toml:"outstanding"`
 	// HostLatency is how many cycles after a completion record's last beat
-	// the host posts the next work request (default 64): the engine's
-	// windows are never longer, so the reaction is on time.
+	// the host posts the next work request (default 256, 1.6 us at 156.25
+	// MHz): the engine's windows are never longer, so the reaction is on
+	// time.
 	HostLatency uint64 `toml:"host_latency"`
 	// QP settings: the local ACK timeout code (4.096 us * 2^timeout,
 	// default 6), retry_cnt and rnr_retry (default 7 each) and the RNR
@@ -64,7 +65,7 @@ func (s *Scenario) rdmaDefaults() {
 			w.Outstanding = 8
 		}
 		if w.HostLatency == 0 {
-			w.HostLatency = 64
+			w.HostLatency = 256
 		}
 		if w.MinRNRTimer == 0 {
 			w.MinRNRTimer = 1

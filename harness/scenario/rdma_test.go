@@ -33,7 +33,7 @@ func TestRDMADefaults(t *testing.T) {
 	assert.Equal(t, []float64{40, 40, 20, 25}, []float64{w.SendPct, w.WritePct, w.ReadPct, *w.ImmPct})
 	assert.Equal(t, []int{0, 4096, 1024, 8, 6, 7, 7, 1},
 		[]int{w.MinSize, w.MaxSize, w.PMTU, w.Outstanding, *w.Timeout, *w.Retry, *w.RNRRetry, w.MinRNRTimer})
-	assert.Equal(t, uint64(64), w.HostLatency)
+	assert.Equal(t, uint64(256), w.HostLatency)
 
 	s, err = scenario.Parse("r.toml", []byte(rdmaBase+"imm_pct = 0\ntimeout = 0\nretry = 0\n"))
 	require.NoError(t, err)
