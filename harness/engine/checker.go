@@ -50,13 +50,17 @@ const (
 	noteCorrupted
 	noteDuplicated
 	noteReordered
+	noteCorruptedDuplicated
+	noteCorruptedReordered
 )
 
 var noteText = [...]string{
-	noteLost:       "lost on the link (fault injection)",
-	noteCorrupted:  "corrupted on the link (fault injection)",
-	noteDuplicated: "delivered twice by the link (fault injection)",
-	noteReordered:  "held back by the link, later frames overtake it (fault injection)",
+	noteLost:                "lost on the link (fault injection)",
+	noteCorrupted:           "corrupted on the link (fault injection)",
+	noteDuplicated:          "delivered twice by the link (fault injection)",
+	noteReordered:           "held back by the link, later frames overtake it (fault injection)",
+	noteCorruptedDuplicated: "corrupted on the link and delivered twice (fault injection)",
+	noteCorruptedReordered:  "corrupted on the link and held back, later frames overtake it (fault injection)",
 }
 
 type jobKind uint8

@@ -982,19 +982,27 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 		if l := n.links[int(f.Port)]; l != nil {
 			fault, out := l.send(f.LastCycle, f.Data)
 			rec.pcap = uint16(l.pcap)
-			switch fault {
-			case faultLost:
+			if fault&faultLost != 0 {
 				r.drops["link_loss"]++
 				rec.note = noteLost
-			case faultCorrupted:
+			}
+			if fault&faultCorrupted != 0 {
 				r.faults["link_corrupt"]++
 				rec.note, rec.data = noteCorrupted, out
-			case faultDuplicated:
+			}
+			if fault&faultDuplicated != 0 {
 				r.faults["link_duplicate"]++
-				rec.note = noteDuplicated
-			case faultReordered:
+				rec.note = max(rec.note, noteDuplicated)
+			}
+			if fault&faultReordered != 0 {
 				r.faults["link_reorder"]++
-				rec.note = noteReordered
+				rec.note = max(rec.note, noteReordered)
+			}
+			if fault&faultCorrupted != 0 && fault&(faultDuplicated|faultReordered) != 0 {
+				rec.note = noteCorruptedDuplicated
+				if fault&faultReordered != 0 {
+					rec.note = noteCorruptedReordered
+				}
 			}
 		} else {
 			rec.pcap = uint16(n.sinks[int(f.Port)])

@@ -28,15 +28,15 @@ type link struct {
 	pcap                int                 // interface in the run's pcapng writer
 }
 
-// linkFault is what a link did to a frame.
+// linkFault is what a link did to a frame: a set of these bits. A lost
+// frame has no other; a corrupted one may also be duplicated or held back.
 type linkFault uint8
 
 const (
-	faultNone linkFault = iota
-	faultLost
-	faultCorrupted
-	faultDuplicated // delivered twice
-	faultReordered  // held back, later frames overtake it
+	faultLost       linkFault = 1 << iota
+	faultCorrupted            // one byte after the Ethernet header damaged
+	faultDuplicated           // delivered twice
+	faultReordered            // held back, later frames overtake it
 )
 
 type portRef struct {
@@ -79,26 +79,22 @@ func (l *link) send(cycle uint64, data []byte) (linkFault, []byte) {
 	if lossDraw < l.lossPct {
 		return faultLost, nil
 	}
-	out, fault := data, faultNone
+	out := data
+	var fault linkFault
 	if corruptDraw < l.corruptPct && len(data) > 14 {
 		out = append([]byte{}, data...)
 		out[14+where%(len(out)-14)] ^= flip
-		fault = faultCorrupted
+		fault |= faultCorrupted
 	}
 	at := stamped{cycle: cycle + l.latency, data: out}
 	switch {
 	case reorderDraw < l.reorderPct:
 		at.cycle += l.reorderCycles
 		l.late.Push(at)
-		if fault == faultNone {
-			fault = faultReordered
-		}
-		return fault, out
+		return fault | faultReordered, out
 	case dupDraw < l.dupPct:
 		l.inflight.Push(at)
-		if fault == faultNone {
-			fault = faultDuplicated
-		}
+		fault |= faultDuplicated
 	}
 	l.inflight.Push(at)
 	return fault, out

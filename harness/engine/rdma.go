@@ -490,9 +490,15 @@ func (r *run) addRDMA() error {
 		x.begin(start + 16)
 		r.rdmas = append(r.rdmas, x)
 	}
+	// A NIC no workload sets up stays as reset leaves it (no address, no
+	// QP, no region): it still passes every frame that is not RoCEv2 up to
+	// its host (out2) and sends what its host gives it (in2), as the NIC
+	// host port of a bridged session does.
 	for _, n := range r.nodes {
-		if _, ok := n.golden.(*nicGolden); ok && !set[n.name] {
-			return &ScenarioError{fmt.Errorf("%s: model %s: a NIC must be in an [[rdma]] workload, which sets it up", r.sc.File, n.name)}
+		if g, ok := n.golden.(*nicGolden); ok && !set[n.name] {
+			if err := g.configure(&nicSetup{Node: rc.NodeConfig{IP: netip.IPv4Unspecified(), ClockHz: clockHz}}); err != nil {
+				return &ScenarioError{fmt.Errorf("%s: model %s: %w", r.sc.File, n.name, err)}
+			}
 		}
 	}
 	return nil
