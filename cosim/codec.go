@@ -350,6 +350,27 @@ type Decoder struct {
 	off  int64  // bytes consumed so far
 	last int64  // offset of the last message's header
 	err  error  // sticky: after an error the stream position is lost
+
+	// Keeping decoders (newKeepingDecoder) read without bufio into
+	// chunks that are never written again once read into: see keepData.
+	src    io.Reader
+	chunk  []byte // the chunk being filled; bytes below w are read
+	rd, wr int    // next byte to decode, end of the bytes read
+}
+
+// keepChunk is the size of a keeping decoder's chunks: a chunk holds a
+// window's reply of thousands of small frames, and one read from the
+// socket takes as much as the model has written.
+const keepChunk = 1 << 20
+
+// newKeepingDecoder returns a Decoder whose Frame.Data and Mem.Data stay
+// valid after the next Read, for good: it reads the stream into chunks it
+// never reuses (a chunk is left to the garbage collector once nothing
+// points into it), so a reply's frames need not be copied out of it.
+// Read costs one copy of the data less per frame, and an allocation of
+// keepChunk bytes per keepChunk bytes of stream (headers included).
+func newKeepingDecoder(r io.Reader) *Decoder {
+	return &Decoder{src: r}
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -363,7 +384,12 @@ func (d *Decoder) Offset() int64 { return d.last }
 
 // Buffered returns the number of bytes read from the stream and not yet
 // decoded.
-func (d *Decoder) Buffered() int { return d.r.Buffered() }
+func (d *Decoder) Buffered() int {
+	if d.src != nil {
+		return d.wr - d.rd
+	}
+	return d.r.Buffered()
+}
 
 func (d *Decoder) perr(t MsgType, cause error, format string, args ...any) error {
 	return &ProtocolError{Model: d.Model, Msg: t, Offset: d.last, Reason: fmt.Sprintf(format, args...), Err: cause}
@@ -389,6 +415,9 @@ func (d *Decoder) Read(m *Msg) error {
 // valid until the next take. A reply brings thousands of small messages,
 // and copying each out of the buffer cost as much as decoding it.
 func (d *Decoder) take(n int) ([]byte, int, error) {
+	if d.src != nil {
+		return d.takeKept(n)
+	}
 	if n <= d.r.Size() {
 		b, err := d.r.Peek(n)
 		d.r.Discard(len(b))
@@ -408,6 +437,46 @@ func (d *Decoder) take(n int) ([]byte, int, error) {
 	got, err := io.ReadFull(d.r, b)
 	d.off += int64(got)
 	return b, got, err
+}
+
+// takeKept is take for a keeping decoder. The bytes it returns are never
+// written again, capped so that an append cannot run into the next ones.
+func (d *Decoder) takeKept(n int) ([]byte, int, error) {
+	if d.wr-d.rd < n {
+		if len(d.chunk)-d.rd < n {
+			// Not enough room: a new chunk, with the unread bytes moved
+			// over. The old chunk's bytes stay as they are.
+			c := make([]byte, max(keepChunk, n))
+			d.wr = copy(c, d.chunk[d.rd:d.wr])
+			d.rd, d.chunk = 0, c
+		}
+		empty := 0
+		for d.wr-d.rd < n {
+			k, err := d.src.Read(d.chunk[d.wr:])
+			d.wr += k
+			if k > 0 {
+				empty = 0
+				continue
+			}
+			if err == nil {
+				if empty++; empty < 100 { // as bufio.Reader does
+					continue
+				}
+				err = io.ErrNoProgress
+			}
+			got := d.wr - d.rd
+			d.rd = d.wr
+			d.off += int64(got)
+			if err == io.EOF && got > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, got, err
+		}
+	}
+	b := d.chunk[d.rd : d.rd+n : d.rd+n]
+	d.rd += n
+	d.off += int64(n)
+	return b, n, nil
 }
 
 func (d *Decoder) read(m *Msg) error {

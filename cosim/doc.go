@@ -70,8 +70,9 @@
 //     Step writes each input frame's Seq into Window.Frames. The caller
 //     owns the returned Reply and all its data. Model.StepInto is Step
 //     into a Reply the caller reuses: its slices are overwritten, but frame
-//     and memory data come from fresh 1 MiB slabs, so data kept from an
-//     earlier reply stays valid.
+//     and memory data point into the 1 MiB chunks the Model reads replies
+//     into, which are never reused, so data kept from an earlier reply
+//     stays valid.
 //
 // # Errors and time bounds
 //

@@ -148,7 +148,6 @@ type Model struct {
 	outSeq  []uint32     // next output seq
 	outLast []uint64     // first-beat cycle of the last output frame + 1 (0: none yet)
 	tmpLast []uint64     // scratch for checkWindow
-	slab    []byte       // reply data is cut from here (keep)
 
 	// Pipelined windows (pipe.go): the windows sent and not yet
 	// answered, oldest first, and the writer of what Send encodes.
@@ -293,7 +292,7 @@ func (m *Model) setConn(conn net.Conn) {
 	m.wq = newWriteQueue(conn)
 	m.enc = NewEncoder(conn)
 	m.enc.SetChunk(encChunk)
-	m.dec = NewDecoder(conn)
+	m.dec = newKeepingDecoder(conn) // reply frames stay in its buffers
 	m.dec.Model = m.name
 }
 

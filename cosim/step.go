@@ -243,22 +243,12 @@ func (m *Model) StepInto(ctx context.Context, w Window, r *Reply) error {
 	return nil
 }
 
-// slabSize is the size of the blocks reply data is cut from. One block
-// holds thousands of small frames, so a window costs a few allocations
-// instead of a growing buffer per reply.
-const slabSize = 1 << 20
-
-// keep copies b into the current slab and returns the copy, capped so
-// that an append by its owner cannot run into the next piece. Pieces
-// handed out are never written again: a full slab is left to the garbage
-// collector once its pieces are dropped, never reused.
+// keep returns b, data of the message just decoded, for the caller to
+// keep: the model's decoder reads into buffers it never writes again
+// (newKeepingDecoder), so the bytes need no copy. Pieces are capped so
+// that an append by their owner cannot run into the next piece.
 func (m *Model) keep(b []byte) []byte {
-	if cap(m.slab)-len(m.slab) < len(b) {
-		m.slab = make([]byte, 0, max(slabSize, len(b)))
-	}
-	at := len(m.slab)
-	m.slab = append(m.slab, b...)
-	return m.slab[at:len(m.slab):len(m.slab)]
+	return b[:len(b):len(b)]
 }
 
 // readReply reads the reply to window fl, ACCEPT*, FRAME*, CSR_DATA*,

@@ -226,24 +226,25 @@ void Session::frame(const MsgHeader& h) {
     const FrameBody f = fixed<FrameBody>(h, false);
     no_flags(h, kFrameBad);
     const size_t n = h.len - sizeof f;
-    const std::string what = "FRAME port " + std::to_string(f.port) + " seq " + std::to_string(f.seq);
+    // The message's name in errors, built only for one: this runs per frame.
+    const auto what = [&f] { return "FRAME port " + std::to_string(f.port) + " seq " + std::to_string(f.seq); };
     if (f.port >= info_.in_ports) {
-        throw ProtoError(kErrPort, what + ": the model has " + std::to_string(info_.in_ports) + " input port(s)");
+        throw ProtoError(kErrPort, what() + ": the model has " + std::to_string(info_.in_ports) + " input port(s)");
     }
     if (n == 0 || n > kMaxBody) {
-        throw ProtoError(kErrProtocol, what + ": " + std::to_string(n) + " bytes, want 1.." + std::to_string(kMaxBody));
+        throw ProtoError(kErrProtocol, what() + ": " + std::to_string(n) + " bytes, want 1.." + std::to_string(kMaxBody));
     }
     if (f.seq != in_seq_[f.port]) {
-        throw ProtoError(kErrProtocol, what + ": expected seq " + std::to_string(in_seq_[f.port]));
+        throw ProtoError(kErrProtocol, what() + ": expected seq " + std::to_string(in_seq_[f.port]));
     }
     const uint64_t now = model_.sim().now();
     if (h.cycle < now) {
-        throw ProtoError(kErrProtocol, what + ": stamped cycle " + std::to_string(h.cycle) +
+        throw ProtoError(kErrProtocol, what() + ": stamped cycle " + std::to_string(h.cycle) +
                                            " but the model is at cycle " + std::to_string(now) +
                                            " (send frames before their cycle is run)");
     }
     if (h.cycle < in_stamp_[f.port]) {
-        throw ProtoError(kErrProtocol, what + ": stamped cycle " + std::to_string(h.cycle) +
+        throw ProtoError(kErrProtocol, what() + ": stamped cycle " + std::to_string(h.cycle) +
                                            ", before the previous frame's " + std::to_string(in_stamp_[f.port]));
     }
     in_seq_[f.port] += 1;

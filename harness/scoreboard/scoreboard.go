@@ -106,6 +106,8 @@ type stream struct {
 type Scoreboard struct {
 	cfg      Config
 	streams  map[Stream]*stream
+	recent   [recentStreams]recentStream // streams looked up lately, a ring
+	next     int                         // the recent slot to fill next
 	counts   Counts
 	problems int
 	errs     []error
@@ -125,12 +127,30 @@ func New(cfg Config) *Scoreboard {
 	return &Scoreboard{cfg: cfg, streams: map[Stream]*stream{}}
 }
 
+// recentStreams is how many streams the scoreboard finds without the map:
+// a run's frames go to a handful of streams, and comparing a Stream whose
+// Model string is the very one seen before (the same pointer) costs less
+// than hashing it for every frame.
+const recentStreams = 8
+
+type recentStream struct {
+	key Stream
+	x   *stream
+}
+
 func (s *Scoreboard) stream(st Stream) *stream {
+	for i := range s.recent {
+		if r := &s.recent[i]; r.x != nil && r.key == st {
+			return r.x
+		}
+	}
 	x := s.streams[st]
 	if x == nil {
 		x = &stream{}
 		s.streams[st] = x
 	}
+	s.recent[s.next] = recentStream{st, x}
+	s.next = (s.next + 1) % recentStreams
 	return x
 }
 

@@ -115,6 +115,37 @@ func TestInOrderSeveralStreams(t *testing.T) {
 	assert.Empty(t, sb.Errors())
 }
 
+// TestManyStreamsInterleaved goes round more streams than the scoreboard
+// finds without its map, naming each by a Stream built afresh every time
+// (model names equal in value, not the same string), so every look-up
+// after the first rounds goes through both the cache and the map.
+func TestManyStreamsInterleaved(t *testing.T) {
+	const streams, rounds = 13, 6
+	fs := roceFrames(t, 4, streams*rounds)
+	st := func(i int) scoreboard.Stream {
+		return scoreboard.Stream{Model: fmt.Sprintf("m%d", i%3), Port: i / 3, Sub: strings.Repeat("q", i%2)}
+	}
+	var rep bytes.Buffer
+	sb := scoreboard.New(scoreboard.Config{Run: "many", Report: &rep})
+	for r := 0; r < rounds; r++ {
+		for i := 0; i < streams; i++ {
+			sb.Expect(st(i), scoreboard.Expected{Data: fs[r*streams+i]})
+		}
+		for i := streams - 1; i >= 0; i-- { // the other way round
+			sb.Observe(st(i), scoreboard.Frame{Cycle: uint64(r), Data: fs[r*streams+i]})
+		}
+		// The same stream twice in a row, then the first again.
+		sb.Expect(st(0), scoreboard.Expected{Data: fs[0]})
+		sb.Expect(st(0), scoreboard.Expected{Data: fs[1]})
+		sb.Observe(st(0), scoreboard.Frame{Cycle: uint64(r), Data: fs[0]})
+		sb.Observe(st(0), scoreboard.Frame{Cycle: uint64(r), Data: fs[1]})
+	}
+	sb.Drain(100)
+	n := streams*rounds + 2*rounds
+	assert.Equal(t, scoreboard.Counts{Expected: n, Observed: n, Matched: n}, sb.Counts())
+	assert.Empty(t, rep.String())
+}
+
 func TestSameFrameOnTwoStreams(t *testing.T) {
 	fs := roceFrames(t, 2, 1)
 	a, b := scoreboard.Stream{Model: "m", Port: 0}, scoreboard.Stream{Model: "m", Port: 1}

@@ -22,9 +22,11 @@ func (q *Queue[T]) Items() []T { return q.items }
 // Push adds v at the back.
 func (q *Queue[T]) Push(v T) {
 	if len(q.items) == cap(q.items) {
-		if 2*len(q.items) <= cap(q.arr) {
+		if len(q.items) < cap(q.arr) && 2*len(q.items) <= cap(q.arr) {
 			// Pops freed at least half the array: move back to its start
 			// and clear what is left behind, so nothing stays reachable.
+			// (Not when the array is empty: a queue of the zero value
+			// would then append to nil and allocate on every refill.)
 			all := q.arr[:cap(q.arr)]
 			n := copy(all, q.items)
 			clear(all[n:])

@@ -66,3 +66,17 @@ func TestQueueSteadyState(t *testing.T) {
 		require.Nil(t, p, "slot %d", i)
 	}
 }
+
+// A queue that is emptied and refilled, one value at a time, allocates
+// only when it first grows, from the zero value on.
+func TestRefillAllocatesNothing(t *testing.T) {
+	var q Queue[[]byte]
+	v := []byte{1}
+	allocs := testing.AllocsPerRun(1000, func() {
+		q.Push(v)
+		q.Pop()
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per push and pop", allocs)
+	}
+}
