@@ -36,6 +36,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
@@ -128,6 +129,13 @@ type nicRun struct {
 	peerCmds []nicCmd
 	// CE marks on frames to the DUT (the notification point's input)
 	ceToDUT float64
+	// CE marks on frames to the peer whose last beat leaves the DUT in
+	// [ceToPeerFrom, ceToPeerUntil) (the peer notifies, the DUT's reaction
+	// point reacts)
+	ceToPeer                    float64
+	ceToPeerFrom, ceToPeerUntil uint64
+	// onStep, if not nil, runs after every step
+	onStep func()
 
 	// outputs
 	dutNet    []cosim.Frame
@@ -159,6 +167,14 @@ func startNIC(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d,
 func startNICAs(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
 	mirror bool) *nicRun {
 	t.Helper()
+	return startNICNodes(t, width, seed, nq, tweak, mirror, nil)
+}
+
+// startNICNodes is startNICAs; nodeTweak, if not nil, may change the node
+// configurations (DUT side d, peer side p) before anything starts.
+func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
+	mirror bool, nodeTweak func(d, p *rc.NodeConfig)) *nicRun {
+	t.Helper()
 	m, err := cosim.Start(context.Background(), cosim.Config{
 		Name:     fmt.Sprintf("nic%d", width),
 		Path:     nicModel(t, width),
@@ -186,6 +202,9 @@ func startNICAs(t *testing.T, width int, seed uint64, nq int, tweak func(q int, 
 	dutCfg, peerCfg := nicNodeConfig(nicDUTMAC, nicDUTIP), nicNodeConfig(nicPeerMAC, nicPeerIP)
 	if mirror {
 		dutCfg, peerCfg = peerCfg, dutCfg
+	}
+	if nodeTweak != nil {
+		nodeTweak(&dutCfg, &peerCfg)
 	}
 	twinNode, err := rc.NewNode(dutCfg, r.twinMem)
 	require.NoError(t, err)
@@ -317,7 +336,15 @@ func (r *nicRun) step() {
 			r.lost[1]++
 			continue
 		}
-		require.NoError(t, r.peer.Receive(f.Data, f.LastCycle+nicLink))
+		data := f.Data
+		if r.ceToPeer > 0 && f.LastCycle >= r.ceToPeerFrom && f.LastCycle < r.ceToPeerUntil &&
+			r.rng.Float64() < r.ceToPeer {
+			data = nicMarkCE(data)
+		}
+		require.NoError(t, r.peer.Receive(data, f.LastCycle+nicLink))
+	}
+	if r.onStep != nil {
+		r.onStep()
 	}
 }
 
@@ -951,6 +978,124 @@ func TestNICRTLToRTL(t *testing.T) {
 			for _, c := range []map[string]uint64{ca, cb} {
 				covered(t, c, "tx_packets", "resp_read_responses", "resp_ack", "tx_retransmits")
 			}
+		})
+	}
+}
+
+// nicDCQCN is the DUT's DCQCN configuration of TestNICCongestion at width
+// bits: golden/dcqcn's rules with the paper's constants scaled so that a
+// run of about 100k cycles sees the rate fall and come back: the line
+// rate is the wire's (DW/8 bytes per cycle), an alpha period of 1000
+// cycles, an increase period of 3000 (longer than the peer's CNP interval,
+// so that CNPs in a row cut the rate further), a byte counter of 32 KiB
+// (the NIC takes at least nic.MinByteCounter), g = 1/16, F = 3,
+// R_AI = line/8, R_HAI = line/4, MinRate line/32.
+func nicDCQCN(width int) dcqcn.Config {
+	line := dcqcn.Rate(width / 8 * int(dcqcn.RateOne))
+	return dcqcn.Config{LineRate: line, MinRate: line / 32, GShift: 4, AlphaPeriod: 1000, IncreasePeriod: 3000,
+		ByteCounter: 32768, FastRecoverySteps: 3, AdditiveStep: line / 8, HyperStep: line / 4}
+}
+
+// The DUT's DCQCN reaction point, cycle for cycle: the DUT (CTRL bit 1
+// set, nicDCQCN) streams WRITEs on two QPs at about 80% of the wire to a
+// golden responder, which READs from it at about 10% (READ responses are
+// paced, ACKs are not), lossless. For a while the frames reaching the peer are
+// CE-marked, so the peer (the notification point, CNP interval 2000
+// cycles) sends CNPs; the DUT's rate falls (OnCNP), its QPs are paced (a
+// paced QP waits Rate.Cycles(frame bytes) between packets), and once the
+// marks stop it climbs back (alpha and increase timers, byte counter,
+// fast recovery, additive and hyper increase) to the line rate. Every out0
+// frame leaves at exactly its twin's cycle, so every pacing decision is
+// golden's; counters (rx_cnp), completions, rejected posts (the send queue
+// fills while paced) and memory are the twin's. Not vacuous: the twin's
+// rate falls to a quarter of the line or less and is back at the line by
+// the end, the DUT's data rate while congested is under half of the one
+// before, and after recovery over 80% of it.
+func TestNICCongestion(t *testing.T) {
+	for _, width := range []int{64, 512} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			seed := *nicSeed
+			t.Logf("seed %d (rerun with -args -nic.seed=%d)", seed, seed)
+			cfg := nicDCQCN(width)
+			const nq = 2
+			r := startNICNodes(t, width, seed, nq, func(q int, d, p *rc.QPConfig) {
+				d.Timeout, p.Timeout = 12, 12 // 16.8 ms: no ACK timeout while paced
+			}, false, func(d, p *rc.NodeConfig) {
+				d.DCQCN = cfg
+			})
+			start := r.m.Cycle() + 16
+			const (
+				preFrom, ceFrom, congFrom, ceUntil, recFrom, opsUntil = 5_000, 20_000, 30_000, 45_000, 90_000, 110_000
+			)
+			r.ceToPeer, r.ceToPeerFrom, r.ceToPeerUntil = 1, start+ceFrom, start+ceUntil
+
+			// WRITEs of 2..8 KiB on each QP, together about 80% of the wire
+			bpc := float64(width / 8) // wire bytes per cycle
+			var ops []nicOp
+			for q := range nq {
+				at := start + uint64(r.rng.IntN(500))
+				for k := 0; at < start+opsUntil; k++ {
+					n := uint32(2048 + r.rng.IntN(6145))
+					wr := rc.WorkRequest{ID: uint64(q)<<32 | uint64(k), Op: rc.OpWrite, Length: n,
+						LocalAddr: nicReadBase + uint64(r.rng.IntN(nicReadSpan-int(n))), RKey: nicWriteKey,
+						RemoteAddr: nicWriteBase + uint64(q)*0x10_0000 + uint64(r.rng.IntN(nicWriteSpan-int(n)))}
+					ops = append(ops, nicOp{at: at, q: q, wr: wr})
+					at += uint64(float64(n) * nq / (0.8 * bpc))
+				}
+			}
+			slices.SortStableFunc(ops, func(a, b nicOp) int { return cmp.Compare(a.at, b.at) })
+			r.schedule(ops, true)
+			// and READs of 1..4 KiB from the peer on QP 1 (about 10% of the
+			// wire): the DUT's READ responses are paced too, its ACKs never
+			var reads []nicOp
+			for at, k := start+uint64(r.rng.IntN(2000)), 0; at < start+opsUntil; k++ {
+				n := uint32(1 + r.rng.IntN(4096))
+				wr := rc.WorkRequest{ID: 1<<62 | uint64(k), Op: rc.OpRead, Length: n,
+					LocalAddr: nicReadDst + 0x10_0000 + uint64(r.rng.IntN(nicReadSpan-int(n))), RKey: nicReadKey,
+					RemoteAddr: nicReadBase + uint64(r.rng.IntN(nicReadSpan-int(n)))}
+				reads = append(reads, nicOp{at: at, q: 1, wr: wr})
+				at += uint64(float64(n) / (0.1 * bpc))
+			}
+			r.schedule(reads, false)
+
+			// the twin's rates, sampled after every step
+			minRate, lastRate := cfg.LineRate, [nq]uint32{}
+			var lowAt, backAt uint64
+			r.onStep = func() {
+				for q := range nq {
+					rt := dcqcn.Rate(r.twin.Node().Rate(r.dutQP[q].QPN))
+					lastRate[q] = uint32(rt)
+					if rt < minRate {
+						minRate, lowAt = rt, r.m.Cycle()
+					}
+				}
+				if backAt == 0 && lowAt != 0 && lastRate[0] == uint32(cfg.LineRate) &&
+					lastRate[1] == uint32(cfg.LineRate) {
+					backAt = r.m.Cycle()
+				}
+			}
+			c := r.finish(nicMemRegions(r.nq))
+			covered(t, c, "tx_packets", "rx_cnp", "resp_read_responses")
+
+			// the DUT's data rate (bytes of frames starting in a span)
+			rate := func(from, to uint64) float64 {
+				n := 0
+				for _, f := range r.dutNet {
+					if f.Cycle >= start+from && f.Cycle < start+to {
+						n += len(f.Data)
+					}
+				}
+				return float64(n) / float64(to-from)
+			}
+			pre, cong, rec := rate(preFrom, ceFrom), rate(congFrom, ceUntil), rate(recFrom, opsUntil)
+			t.Logf("line %v; twin rate down to %v (cycle %d), back at the line rate by cycle %d; "+
+				"DUT bytes/cycle: %.2f before, %.2f congested, %.2f recovered; %d posts rejected",
+				cfg.LineRate, minRate, lowAt-start, backAt-start, pre, cong, rec, r.twin.Rejected())
+			require.LessOrEqual(t, minRate, cfg.LineRate/4, "the rate fell")
+			require.NotZero(t, backAt, "the rate came back to the line rate")
+			require.Equal(t, [nq]uint32{uint32(cfg.LineRate), uint32(cfg.LineRate)}, lastRate, "rates at the end")
+			require.Less(t, cong, 0.5*pre, "paced while congested")
+			require.Greater(t, rec, 0.8*pre, "recovered")
 		})
 	}
 }

@@ -165,7 +165,7 @@ nic_dcqcn_64.out    := 5
 define sim_nic
 SIM_MODELS += $1
 $1.top    := nic_top
-$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv rtl/nic/roce_nic.sv rtl/nic/nic_engine.sv \
+$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv rtl/nic/roce_nic.sv rtl/nic/nic_engine.sv rtl/nic/nic_dcqcn_rp.sv \
              rtl/nic/nic_rx_dma.sv rtl/nic/nic_csr.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv \
              rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv rtl/nic/nic_rx_host_fifo.sv rtl/nic/icrc_check.sv \
              rtl/nic/nic_tx_build.sv rtl/nic/icrc_insert.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \

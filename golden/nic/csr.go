@@ -361,7 +361,8 @@ type CSRWrite struct {
 }
 
 // ErrCSRRange is wrapped by the *Writes functions when a value does not
-// fit its register (a period or timer over 32 bits).
+// fit its register (a period or timer over 32 bits, a DCQCN byte counter
+// below MinByteCounter).
 var ErrCSRRange = errors.New("value does not fit its register")
 
 func fit32(name string, v uint64) (uint32, error) {
@@ -371,12 +372,28 @@ func fit32(name string, v uint64) (uint32, error) {
 	return uint32(v), nil
 }
 
+// RPByteCounterEvents is how many byte-counter events one sent packet may
+// make in the NIC's reaction point (nic_dcqcn_rp.sv BC_EVENTS).
+const RPByteCounterEvents = 4
+
+// MinByteCounter is the smallest non-zero DCQCN ByteCounter the NIC takes:
+// its reaction point handles at most RPByteCounterEvents byte-counter
+// events per packet, and a packet is at most rc.MaxFrameLen bytes.
+const MinByteCounter = (rc.MaxFrameLen + RPByteCounterEvents - 1) / RPByteCounterEvents
+
 // NodeConfigWrites returns the writes that give the NIC cfg: the address
 // registers, CNP_INTERVAL, DCQCN, RNR_CYCLES (rc.RNRCycles at cfg.ClockHz)
-// and, last, CTRL (enable; DCQCN when cfg.DCQCN.LineRate is not 0).
+// and, last, CTRL (enable; DCQCN when cfg.DCQCN.LineRate is not 0). It
+// refuses what the NIC cannot hold: 32-bit fields golden keeps in 64 bits
+// past 2^32-1, and a DCQCN ByteCounter from 1 to MinByteCounter-1.
 func NodeConfigWrites(cfg rc.NodeConfig) ([]CSRWrite, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if bc := cfg.DCQCN.ByteCounter; cfg.DCQCN.LineRate != 0 && bc != 0 && bc < MinByteCounter {
+		return nil, fmt.Errorf("%w: DCQCN byte counter %d bytes: the NIC takes 0 (off) or at least %d "+
+			"(%d byte-counter events per packet of up to %d bytes, nic_dcqcn_rp BC_EVENTS)",
+			ErrCSRRange, bc, MinByteCounter, RPByteCounterEvents, rc.MaxFrameLen)
 	}
 	ip := cfg.IP.As4()
 	d := cfg.DCQCN

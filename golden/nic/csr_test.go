@@ -163,6 +163,24 @@ func TestNodeConfigWrites(t *testing.T) {
 	cfg.DCQCN.ByteCounter = 1 << 40
 	_, err = NodeConfigWrites(cfg)
 	assert.True(t, errors.Is(err, ErrCSRRange), "%v", err)
+	// the reaction point makes at most 4 byte-counter events per packet
+	assert.Equal(t, uint64(1044), uint64(MinByteCounter))
+	for _, bc := range []uint64{1, 1043} {
+		cfg.DCQCN.ByteCounter = bc
+		_, err = NodeConfigWrites(cfg)
+		assert.True(t, errors.Is(err, ErrCSRRange), "byte counter %d: %v", bc, err)
+	}
+	for _, bc := range []uint64{0, 1044} {
+		cfg.DCQCN.ByteCounter = bc
+		w, err = NodeConfigWrites(cfg)
+		require.NoError(t, err, "byte counter %d", bc)
+		assert.Contains(t, w, CSRWrite{AddrByteCounter, uint32(bc)})
+	}
+	cfg.DCQCN.LineRate = 0 // rate control off: the byte counter is not used
+	cfg.DCQCN.ByteCounter = 1
+	_, err = NodeConfigWrites(cfg)
+	require.NoError(t, err)
+	cfg.DCQCN = dcqcn.DefaultConfig(100_000_000_000, 250_000_000)
 	// RNR code 0 is 655.36 ms: over 32 bits from about 6.6 GHz
 	cfg.DCQCN.ByteCounter = 0
 	cfg.ClockHz = 7_000_000_000

@@ -259,7 +259,9 @@ func (t *Timed) takeCompletions(c uint64) {
 	}
 }
 
-// send records a frame decided at c with payload bytes read by DMA.
+// send records a frame decided at c with payload bytes read by DMA. f is
+// the frame as it leaves, Ethernet padding included (rc pads short frames
+// to rc.MinFrameLen), so its beats are the wire's.
 func (t *Timed) send(f []byte, c uint64, payload int) {
 	b := uint64(t.beat)
 	t.txFree = c + (uint64(len(f))+b-1)/b

@@ -103,8 +103,9 @@ type bhvFrame struct {
 
 // bhvBuild serialises f as sent from one end to the other with gopacket and
 // the roce layers, then zeroes the UDP checksum (rxe and the model send 0;
-// the ICRC masks it, so it stays valid) and drops gopacket's Ethernet
-// padding (frames are the IP packet exactly, no FCS).
+// the ICRC masks it, so it stays valid). Frames carry no FCS: the IP packet,
+// then zeros up to 60 bytes when it is shorter (Ethernet padding, IEEE 802.3
+// 4.2.3.3), whatever padding gopacket added.
 func bhvBuild(from, to bhvEnd, f bhvFrame) []byte {
 	tos := uint8(bhvDSCP<<2 | 0b10) // ECT(0)
 	switch {
@@ -140,7 +141,10 @@ func bhvBuild(from, to bhvEnd, f bhvFrame) []byte {
 	}
 	b := buf.Bytes()
 	const ethLen, udpCsum = 14, 14 + 20 + 6
-	frame := bytes.Clone(b[:ethLen+int(binary.BigEndian.Uint16(b[ethLen+2:]))])
+	const minFrame = 60
+	ipEnd := ethLen + int(binary.BigEndian.Uint16(b[ethLen+2:]))
+	frame := make([]byte, max(ipEnd, minFrame))
+	copy(frame, b[:ipEnd])
 	frame[udpCsum], frame[udpCsum+1] = 0, 0
 	return frame
 }

@@ -28,6 +28,12 @@ const (
 	ipFlagDF = 0x4000
 )
 
+// MinFrameLen is the shortest frame a node sends: a MAC pads a shorter one
+// with zeros (IEEE 802.3 clause 4.2.3.3). Frames on our links carry no FCS,
+// so the minimum is 60, not 64. Only a packet with no extension header and
+// no payload (a 0-byte SEND ONLY, WRITE LAST, ...: 58 bytes) is shorter.
+const MinFrameLen = 60
+
 // MaxFrameLen is the longest frame a node sends: a WRITE ONLY with
 // immediate carrying 4096 bytes (RETH and ImmDt, no pad).
 const MaxFrameLen = extOff + rethLen + immLen + 4096 + icrcLen
@@ -73,7 +79,9 @@ func makeHeader(src, dst [6]byte, srcIP, dstIP [4]byte, sport uint16) header {
 
 // build writes p into buf (grown only if shorter than the frame) and
 // returns the frame. The UDP checksum is 0, as rxe sends it; the IPv4
-// checksum and the ICRC are computed.
+// checksum and the ICRC are computed. A frame shorter than MinFrameLen is
+// padded with zeros after the ICRC to MinFrameLen, as a MAC pads it; the IP
+// total length and the UDP length do not count the padding.
 func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem Memory) []byte {
 	hdrs := p.op.Headers()
 	ext := 0
@@ -90,11 +98,12 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 		ext = cnpBody
 	}
 	pad := -p.payload & 3
-	n := extOff + ext + p.payload + pad + icrcLen
-	if cap(buf) < n {
-		buf = make([]byte, n)
+	n := extOff + ext + p.payload + pad + icrcLen // IP end: the lengths count up to here
+	fn := max(n, MinFrameLen)                     // with Ethernet padding after the ICRC
+	if cap(buf) < fn {
+		buf = make([]byte, fn)
 	}
-	f := buf[:n]
+	f := buf[:fn]
 	copy(f, h[:])
 	ip := f[ipOff:]
 	ip[1] = tos
@@ -146,5 +155,6 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 	o += pad
 	icrc, _ := roce.ComputeICRC(f[ipOff:o]) // cannot fail: the headers are whole
 	binary.LittleEndian.PutUint32(f[o:], icrc)
+	clear(f[n:]) // Ethernet padding, not part of the IP packet (Decode ignores it)
 	return f
 }

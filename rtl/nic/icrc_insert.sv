@@ -23,8 +23,8 @@
 // IP end. Other frames leave unchanged. tuser rides with its beat; when the
 // ICRC spills into an extra beat, that beat carries the last input beat's
 // tuser too, so a bad input frame stays bad and still gets its ICRC. No
-// Ethernet padding is added (a RoCEv2 frame can leave 58 bytes long; the
-// MAC pads).
+// Ethernet padding is added (a RoCEv2 frame can leave 58 bytes long;
+// nic_tx_build pads its output to 60, as a MAC does).
 //
 // Timing (mirrored by the Go golden model):
 //   - latency: an input beat accepted in cycle t is offered on m_axis from

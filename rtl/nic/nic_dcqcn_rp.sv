@@ -80,7 +80,7 @@
 // The engine drives sent for every packet golden/rc passes to sentPaced
 // (every packet of the QP but ACK/NAK), at most one per cycle.
 //
-// Wiring into nic_engine (its "DCQCN hook" marks), one instance per slot:
+// Wiring into nic_engine (g_rp; its "DCQCN" marks), one instance per slot:
 //   reset_rp   the slot's load (golden AddQP; a slot is never loaded twice)
 //   cnp        a CNP decided for the slot in t (Node.Receive), CTRL bit 1 set
 //   sent       SENT_LATE = 1: the slot's non-ACK/NAK packet decided in t-1

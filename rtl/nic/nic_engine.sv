@@ -26,17 +26,17 @@
 //                receive ring of RQ_DEPTH WQEs, MAX_READS READ resources, the
 //                job queue of RESP_DEPTH entries (removal from the middle)
 //   NP           last CNP cycle, CNP waiting flag; the node's CNP queue
-//   RP (hook)    rp_paced[q], rp_next_send[q]: DCQCN reaction point state is
-//                rtl/nic/nic_dcqcn_rp.sv's (another engineer); both stay 0
-//                here, which is golden with DCQCN.LineRate 0 (CTRL bit 1 = 0).
-//                Wiring it in: golden's calls are marked "DCQCN hook" below
-//                (rp.Advance in the timers, rp.OnCNP and pend on a CNP,
-//                sentPaced after a poll, held in qp_poll and Node.Poll's pend
-//                rule). This engine knows its transmit decision of t only at
-//                the edge that ends t, so nic_dcqcn_rp's `sent` of t can only
-//                be applied in t+1, before t+1's timers and CNP (a "sent of
-//                the previous cycle first" mode, the same state sequence);
-//                its `hold` must then be read as after t's timers and CNP.
+//   RP           one nic_dcqcn_rp per slot (g_rp below), SENT_LATE = 1:
+//                golden's calls are marked "DCQCN" below (rp.Advance is the
+//                instance's own timers, which set pend when they fire; rp.OnCNP
+//                and pend on a CNP; sentPaced after a poll; held in qp_poll
+//                and Node.Poll's pend rule). This engine knows its transmit
+//                decision of t only at the edge that ends t, so the `sent` of
+//                t (r_sent_q, with the frame's bytes as sent, padding
+//                included) is applied in t+1, before t+1's timers and CNP (the
+//                same state sequence); `hold` is read as after t's timers and
+//                CNP. Off (line_rate 0: no hold, no tick) unless CTRL bit 1
+//                is set and LINE_RATE is not 0, golden's DCQCN.LineRate != 0.
 //
 // Cycle t (README "Timing", "Same cycle"), computed at the clock edge that
 // ends t from the inputs of t (all inputs are sampled then):
@@ -120,6 +120,16 @@ module nic_engine #(
 
     // node configuration (nic_csr)
     input  wire logic                                     ctrl_dcqcn,
+    // dcqcn.Config from the DCQCN CSRs (0x40..0x60), for nic_dcqcn_rp
+    input  wire logic [31:0]                              dq_line_rate,
+    input  wire logic [31:0]                              dq_min_rate,
+    input  wire logic [4:0]                               dq_g_shift,
+    input  wire logic [31:0]                              dq_alpha_period,
+    input  wire logic [31:0]                              dq_increase_period,
+    input  wire logic [31:0]                              dq_byte_counter,
+    input  wire logic [31:0]                              dq_f,
+    input  wire logic [31:0]                              dq_r_ai,
+    input  wire logic [31:0]                              dq_r_hai,
     input  wire logic [47:0]                              node_mac,
     input  wire logic [31:0]                              node_ip,
     input  wire logic [5:0]                               dscp,
@@ -399,10 +409,12 @@ logic        cnp_waiting_q[QPS];
 logic        np_sent_q[QPS];
 logic [63:0] np_last_q[QPS];
 logic        pend_q  [QPS];
-// DCQCN hook: the reaction point (rtl/nic/nic_dcqcn_rp.sv, not wired here):
-// paced and the next-send cycle of each QP; 0 while CTRL bit 1 is 0.
-logic        rp_paced[QPS];
-logic [63:0] rp_next_send[QPS];
+// DCQCN: the reaction point of each QP (nic_dcqcn_rp, one per slot, below):
+// its hold (golden `paced() && now < nextSend`) and timer ticks in the cycle
+// itself; the packet decided at t reaches it as `sent` in t+1 (SENT_LATE).
+logic        rp_hold  [QPS];
+logic        rp_tick  [QPS];   // a DCQCN timer of the QP fired at the start of this cycle
+logic        rp_armed [QPS];   // a DCQCN timer of the QP is armed (for idle)
 
 // node
 int          rr_q;
@@ -471,6 +483,15 @@ function automatic int beats_of(input int bytes);
     return (bytes + KEEP_WIDTH - 1) / KEEP_WIDTH;
 endfunction
 
+// the frame's length as it leaves: padded to the Ethernet minimum, as
+// nic_tx_build and golden/rc's build pad it (rc.MinFrameLen); golden's
+// sentPaced counts these bytes
+function automatic int wire_bytes(input logic [7:0] op, input int pay);
+    int n;
+    n = frame_bytes(op, pay);
+    return (n < 60) ? 60 : n;
+endfunction
+
 // ---- the cycle's outputs (set by the tasks, registered at the edge) ----
 nic_tx_pkg::desc_t     d_desc;
 logic                  d_desc_valid;
@@ -478,6 +499,13 @@ logic                  d_host_go;
 logic                  d_rxj_valid, d_rxj_wr;
 logic [63:0]           d_rxj_addr;
 logic [15:0]           d_rxj_len;
+logic                  d_sent[QPS];    // the QP's sentPaced of this cycle
+logic [15:0]           d_sent_bytes;
+logic                  r_sent_q[QPS];  // ... handed to nic_dcqcn_rp in the next cycle
+logic [15:0]           r_sent_bytes;
+// golden calls the reaction point only when DCQCN.LineRate != 0
+logic                  dcqcn_on;
+assign dcqcn_on = ctrl_dcqcn && dq_line_rate != 32'd0;
 
 // ---- golden Node.complete ----
 task automatic complete(input int q, input comp_t c);
@@ -1239,7 +1267,7 @@ task automatic qp_poll(input int q, input logic [63:0] now, output logic got, ou
         end
         return;
     end
-    held = rp_paced[q] && now < rp_next_send[q];   // DCQCN hook: nic_dcqcn_rp's hold
+    held = rp_hold[q];   // DCQCN: nic_dcqcn_rp's hold (after the timers and the CNP of now)
     resp_ready = s_job_n[q] > 0 && !(jobs[q][s_job_head[q]].kind && held);
     req_rdy = !r_rnr_wait[q] && !held && req_ready(q);
     if (resp_ready && (!req_rdy || !last_resp_q[q])) begin
@@ -1251,8 +1279,8 @@ task automatic qp_poll(input int q, input logic [63:0] now, output logic got, ou
         last_resp_q[q] = 1'b0;
         got = 1'b1;
     end
-    // DCQCN hook: q.sentPaced(frame bytes, now) for every packet but ACK/NAK
-    // belongs to nic_dcqcn_rp.sv
+    // DCQCN: q.sentPaced(frame bytes, now) for every packet but ACK/NAK is
+    // the cycle's `sent` (r_sent_q), applied by nic_dcqcn_rp in now + 1
 endtask
 
 task automatic node_receive(input logic [63:0] now);
@@ -1260,7 +1288,8 @@ task automatic node_receive(input logic [63:0] now);
     q = int'(rec_slot);
     if (rec_class == CLS_CNP) begin
         cnt(q, C_RX_CNP);
-        // DCQCN hook: rp.OnCNP(now), pend, when CTRL bit 1 is set (nic_dcqcn_rp.sv)
+        // DCQCN: rp.OnCNP(now) is nic_dcqcn_rp's cnp input of this cycle
+        if (dcqcn_on) pend_q[q] = 1'b1;
         return;
     end
     if (rec_class != CLS_RC) return;
@@ -1392,7 +1421,7 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_tx
             rr_q = (k + 1) % QPS;
             return;
         end
-        pend_q[k] = rp_paced[k] && now < rp_next_send[k];   // DCQCN hook: held QPs stay pending
+        pend_q[k] = rp_hold[k];   // DCQCN: a QP held by its rate limiter stays pending
     end
 endtask
 
@@ -1451,7 +1480,7 @@ always_ff @(posedge clk) begin : cycle
     if (rst) begin
         for (int q = 0; q < QPS; q++) begin
             v_q[q] = 1'b0; err_q[q] = 1'b0; pend_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0;
-            rp_paced[q] = 1'b0; rp_next_send[q] = '0; r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
+            r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
             s_job_n[q] = 0; r_count[q] = 0; s_rq_n[q] = 0;
         end
         for (int i = 0; i < DMA_MAX_READS; i++) reads_end[i] = '0;
@@ -1460,10 +1489,14 @@ always_ff @(posedge clk) begin : cycle
         now_q <= '0;
         r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
         r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
+        for (int q = 0; q < QPS; q++) r_sent_q[q] <= 1'b0;
+        r_sent_bytes <= '0;
     end else begin
-        // 1. timers (Node.advance). DCQCN hook: rp.Advance(now) of every QP,
-        // and a reaction-point timer due also sets pend (golden timerAt)
+        // 1. timers (Node.advance). rp.Advance(now) is nic_dcqcn_rp's own;
+        // a reaction-point timer due also sets pend (golden timerAt), in the
+        // error state too
         for (int q = 0; q < QPS; q++) begin
+            if (rp_tick[q]) pend_q[q] = 1'b1;
             if (timer_due(q, now)) begin
                 pend_q[q] = 1'b1;
                 qp_advance(q, now);
@@ -1486,6 +1519,8 @@ always_ff @(posedge clk) begin : cycle
             end
         end
         // 5. the transmit decision
+        for (int q = 0; q < QPS; q++) d_sent[q] = 1'b0;
+        d_sent_bytes = '0;
         if (tx_free(now)) begin
             if (host_n > 0) begin
                 d_host_go = 1'b1;
@@ -1498,6 +1533,12 @@ always_ff @(posedge clk) begin : cycle
                     d_desc_valid = 1'b1;
                     d_desc = d;
                     tx_sent(now, frame_bytes(d.opcode, int'(d.pay_len)), int'(d.pay_len));
+                    // qp.poll's sentPaced: every packet of a QP but ACK/NAK
+                    // (a CNP is the node's), with the frame's length as sent
+                    if (dcqcn_on && d.opcode != OP_CNP && d.opcode != OP_ACK) begin
+                        d_sent[(rr_q + QPS - 1) % QPS] = 1'b1;
+                        d_sent_bytes = 16'(wire_bytes(d.opcode, int'(d.pay_len)));
+                    end
                 end
             end
         end
@@ -1511,6 +1552,8 @@ always_ff @(posedge clk) begin : cycle
         r_rxj_addr   <= d_rxj_addr;
         r_rxj_len    <= d_rxj_len;
         r_rxj_buf    <= rec_pay_addr;
+        for (int q = 0; q < QPS; q++) r_sent_q[q] <= d_sent[q];
+        r_sent_bytes <= d_sent_bytes;
         if (cq_n > 0) begin
             r_cq_valid <= 1'b1;
             r_cq       <= cq[cq_head];
@@ -1523,7 +1566,8 @@ always_ff @(posedge clk) begin : cycle
         for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
         any = cq_n > 0 || cnp_n > 0 || host_n > 0 || now < tx_free_q;
         for (int q = 0; q < QPS; q++) begin
-            if (v_q[q] && (pend_q[q] || (!err_q[q] && (r_timer_on[q] || r_rnr_wait[q])))) any = 1'b1;
+            if (v_q[q] && (pend_q[q] || rp_armed[q] || d_sent[q] ||
+                           (!err_q[q] && (r_timer_on[q] || r_rnr_wait[q])))) any = 1'b1;
         end
         r_idle <= !any;
     end
@@ -1558,9 +1602,40 @@ always_comb begin
     end
 end
 
-// ctrl_dcqcn is for nic_dcqcn_rp.sv's hook; unused until it is wired
-logic unused;
-assign unused = ctrl_dcqcn;
+// ---- DCQCN: one reaction point per QP slot ----
+// Golden calls the reaction point only while DCQCN.LineRate is not 0
+// (golden/nic NodeConfigWrites sets CTRL bit 1 exactly then): with CTRL bit
+// 1 clear, line_rate is 0 and the reaction points do nothing (hold, ticks 0).
+for (genvar q = 0; q < QPS; q++) begin : g_rp
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic        paced_u, timer_valid;
+    logic [31:0] rate_u, target_u, t_u, bc_u, timer_in_u;
+    logic [16:0] alpha_u;
+    logic        active_u, alpha_tick, inc_tick;
+    logic [31:0] pace_u;
+    /* verilator lint_on UNUSEDSIGNAL */
+    nic_dcqcn_rp #(
+        .BYTES_WIDTH(16), .BC_EVENTS(4), .SENT_LATE(1)
+    ) u_rp (
+        .clk(clk), .rst(rst),
+        .line_rate(dcqcn_on ? dq_line_rate : 32'd0), .min_rate(dq_min_rate), .g_shift(dq_g_shift),
+        .alpha_period(dq_alpha_period), .increase_period(dq_increase_period),
+        .byte_counter(dq_byte_counter), .f_steps(dq_f), .r_ai(dq_r_ai), .r_hai(dq_r_hai),
+        // golden newQP: Reset at AddQP (the load this cycle)
+        .reset_rp(qp_load[q] && !v_q[q]),
+        // Node.Receive of a CNP for this QP, decided this cycle
+        .cnp(rec_valid && rec_class == CLS_CNP && int'(rec_slot) == q),
+        // the packet decided in the previous cycle (SENT_LATE = 1)
+        .sent(r_sent_q[q]), .sent_bytes(r_sent_bytes),
+        .paced(paced_u), .hold(rp_hold[q]), .rate(rate_u), .target(target_u), .alpha(alpha_u),
+        .t_count(t_u), .bc_count(bc_u), .active(active_u), .pace_cycles(pace_u),
+        .timer_valid(timer_valid), .timer_in(timer_in_u), .alpha_tick(alpha_tick), .inc_tick(inc_tick)
+    );
+    always_comb begin
+        rp_tick[q]  = alpha_tick || inc_tick;
+        rp_armed[q] = timer_valid;
+    end
+end
 
 endmodule
 

@@ -26,8 +26,13 @@
 //        H   payload   pay_len bytes read from host memory at pay_addr
 //            pad       (-pay_len) & 3 zero bytes
 //            ICRC 4    little-endian, appended by icrc_insert
+//        N   Ethernet  zero bytes up to 60 when N < 60 (IEEE 802.3 4.2.3.3; no FCS
+//            padding   on our links), added after icrc_insert, as build pads
 //
-//   H = 54 + 16 (RETH or CNP) + 4 (AETH) + 4 (ImmDt);  N = H + pay_len + pad + 4.
+//   H = 54 + 16 (RETH or CNP) + 4 (AETH) + 4 (ImmDt);  N = H + pay_len + pad + 4,
+//   the IP end (the IPv4 and UDP lengths count up to here); the frame is
+//   max(N, 60) bytes. Only N = 58 (no extension header, no payload) is short,
+//   and its padding fills lanes of the last beat without adding a beat.
 // Extension headers follow the opcode as roce.OpCode.Headers has them, for any
 // opcode byte; the headers build does not write (DETH, AtomicETH,
 // AtomicAckETH, IETH) are left out, as build leaves them out. The payload
@@ -64,7 +69,8 @@
 //   - Caller rules, under which s_desc_ready stays high (it is high from
 //     cycle 0) and every frame meets TX_LATENCY:
 //       1. spacing: a descriptor decided at t' whose frame has b' beats
-//          (ceil(N'/KEEP_WIDTH), ICRC included) is followed by the next one no
+//          (ceil(max(N',60)/KEEP_WIDTH), ICRC and padding included, which is
+//          ceil(N'/KEEP_WIDTH) at every width) is followed by the next one no
 //          earlier than t' + b';
 //       2. read slots: a descriptor with payload decided at t finds fewer than
 //          16 earlier reads outstanding at t+1, where the read of a
@@ -145,6 +151,8 @@ module nic_tx_build #(
 
 localparam int TX_LATENCY    = DMA_LATENCY + 4;
 localparam int MAX_PAYLOAD   = 4096;
+// shortest frame on the wire (Ethernet minimum without FCS): shorter ones are padded
+localparam int MIN_FRAME     = 60;
 // longest header (RETH + ImmDt), and the header beats that hold it
 localparam int HDR_MAX       = 74;
 localparam int HDR_BEATS     = (HDR_MAX + KEEP_WIDTH - 1) / KEEP_WIDTH;
@@ -552,6 +560,11 @@ always_ff @(posedge clk) begin
     end
 end
 
+logic [DATA_WIDTH-1:0] c_data;         // icrc_insert's output, before the padding
+logic [KEEP_WIDTH-1:0] c_keep;
+logic [KEEP_WIDTH-1:0] c_pad_lanes;    // padding lanes of the output beat
+logic [FW-1:0]         out_off_q;      // frame byte offset of the output beat
+
 icrc_insert #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
@@ -565,8 +578,8 @@ icrc_insert #(
     .s_axis_tready(b_ready),
     .s_axis_tlast(last),
     .s_axis_tuser(1'b0),
-    .m_axis_tdata(m_axis_tdata),
-    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tdata(c_data),
+    .m_axis_tkeep(c_keep),
     .m_axis_tvalid(m_axis_tvalid),
     .m_axis_tready(m_axis_tready),
     .m_axis_tlast(m_axis_tlast),
@@ -574,6 +587,28 @@ icrc_insert #(
     .stat_roce(stat_frames),
     .stat_other(stat_not_roce)
 );
+
+// ---- Ethernet padding: a frame shorter than MIN_FRAME leaves with zeros up
+// to MIN_FRAME bytes after its ICRC (IEEE 802.3 4.2.3.3, no FCS on our
+// links), as golden/rc's build pads. Frames are at least 58 bytes and
+// MIN_FRAME - 58 = 2 bytes never open a beat (widths are multiples of 8
+// bytes and no multiple of 8 lies in 58..59), so only the last beat's tkeep
+// grows: no extra beat, no change to the frame's beat count. ----
+always_comb begin
+    c_pad_lanes   = m_axis_tlast ? lanes_below(FW'(MIN_FRAME), out_off_q) & ~c_keep : '0;
+    m_axis_tkeep  = c_keep | c_pad_lanes;
+    for (int j = 0; j < KEEP_WIDTH; j++) begin
+        m_axis_tdata[8*j +: 8] = c_pad_lanes[j] ? 8'd0 : c_data[8*j +: 8];
+    end
+end
+
+always_ff @(posedge clk) begin
+    if (rst) begin
+        out_off_q <= '0;
+    end else if (m_axis_tvalid && m_axis_tready) begin
+        out_off_q <= m_axis_tlast ? '0 : out_off_q + FW'(KEEP_WIDTH);
+    end
+end
 
 always_comb begin
     stat_late      = late_q;

@@ -44,8 +44,8 @@
 // out0 must never stall (a MAC does not wait); out1 and out2 may.
 //
 // CTRL bit 0 (enable) is not looked at: the engine works from reset. CTRL
-// bit 1 (DCQCN) goes to nic_engine's reaction-point hook only
-// (rtl/nic/nic_dcqcn_rp.sv is another engineer's block).
+// bit 1 (DCQCN) and the DCQCN registers go to nic_engine's reaction points
+// (rtl/nic/nic_dcqcn_rp.sv, one per QP slot).
 
 module roce_nic #(
     // bits per beat of every port and the DMA port: a multiple of 64, 64 to 512
@@ -342,7 +342,11 @@ nic_engine #(
     .HOST_DEPTH(HOST_WAIT), .DMA_LATENCY(DMA_LATENCY), .BUF_BAW(BUF_BAW), .INC_WIDTH(INC_WIDTH)
 ) u_engine (
     .clk(clk), .rst(rst),
-    .ctrl_dcqcn(ctrl_dcqcn), .node_mac(node_mac), .node_ip(node_ip), .dscp(dscp), .cnp_dscp(cnp_dscp),
+    .ctrl_dcqcn(ctrl_dcqcn),
+    .dq_line_rate(dq_line_rate), .dq_min_rate(dq_min_rate), .dq_g_shift(dq_g_shift),
+    .dq_alpha_period(dq_alpha_period), .dq_increase_period(dq_increase_period),
+    .dq_byte_counter(dq_byte_counter), .dq_f(dq_f), .dq_r_ai(dq_r_ai), .dq_r_hai(dq_r_hai),
+    .node_mac(node_mac), .node_ip(node_ip), .dscp(dscp), .cnp_dscp(cnp_dscp),
     .cnp_interval(cnp_interval), .rnr_cycles(rnr_cycles),
     .mr_base(mr_base), .mr_len(mr_len), .mr_rkey(mr_rkey), .mr_access(mr_access), .mr_valid(mr_valid),
     .cfg_qpn(c_qpn), .cfg_remote_qpn(c_rqpn), .cfg_remote_mac(c_rmac), .cfg_remote_ip(c_rip),
@@ -479,10 +483,9 @@ always_comb begin
            !hs_act_q;
 end
 
-// Outputs kept for debug and the DCQCN engineer's hooks; nothing reads them.
+// Outputs kept for debug; nothing reads them.
 logic unused;
-assign unused = ^{ctrl_enable, dq_line_rate, dq_min_rate, dq_g_shift, dq_alpha_period, dq_increase_period,
-                  dq_byte_counter, dq_f, dq_r_ai, dq_r_hai, rec_dest_qp, rec_se, rec_mig_req, rec_fecn,
+assign unused = ^{ctrl_enable, rec_dest_qp, rec_se, rec_mig_req, rec_fecn,
                   rec_becn, rec_pad, rec_atomic_a, rec_atomic_b, rec_msn, rec_frame_len, rec_host,
                   rec_host_drop, buf_frames, buf_used, st_rc, st_cnp, st_host_frames, tx_desc_ready,
                   tb_frames, tb_late, tb_gaps, tb_stall, tb_not_roce, rxd_overflow, hf_tuser, s_host_tuser};
