@@ -75,7 +75,7 @@ func capture(tb testing.TB, dir string) []pcapio.Packet {
 // The built-in default scenario passes through the real RTL: exit 0,
 // PASS, and summary.json says so.
 func TestRunDefaultScenario(t *testing.T) {
-	models := needModels(t, "nic_icrc_64")
+	models := needModels(t, "nic_64", "switch4_64")
 	out := t.TempDir()
 	code, stdout, stderr, took := cli(context.Background(), "run", "--out", out, "--models", models)
 	t.Logf("%.2fs\n%s%s", took.Seconds(), stdout, stderr)
@@ -159,8 +159,8 @@ func TestRunMissingModel(t *testing.T) {
 	empty := t.TempDir()
 	code, _, stderr, _ := cli(context.Background(), "run", "--out", t.TempDir(), "--models", empty)
 	assert.Equal(t, 1, code, stderr)
-	assert.Contains(t, stderr, "model icrc")
-	assert.Contains(t, stderr, filepath.Join(empty, "nic_icrc_64", "Vnic_icrc_top"))
+	assert.Contains(t, stderr, "model nic0")
+	assert.Contains(t, stderr, filepath.Join(empty, "nic_64", "Vnic_top"))
 	assert.Contains(t, stderr, "make build")
 }
 
@@ -177,7 +177,7 @@ func TestRunNotStartedWritesSummary(t *testing.T) {
 		s := summaryOf(t, out)
 		assert.EqualValues(t, 4, s["seed"])
 		assert.Equal(t, false, s["pass"])
-		assert.Contains(t, s["error"], "model icrc: no binary for top nic_icrc")
+		assert.Contains(t, s["error"], "model nic0: no binary for top nic")
 		assert.Contains(t, s["error"], "make build")
 	})
 	t.Run("unknown top", func(t *testing.T) {

@@ -116,8 +116,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 // printCounters prints each model's non-zero DUT counters on one line,
-// summed over ports ("port2.drop_tail[3]" counts into "drop_tail"), with
-// "!" after any that differs from the golden model.
+// summed over ports and QPs ("port2.drop_tail[3]" counts into "drop_tail",
+// "qp5.tx_packets" into "tx_packets"), with "!" after any that differs
+// from the golden model.
 func printCounters(w io.Writer, sum *engine.Summary) {
 	models := make([]string, 0, len(sum.Counters))
 	for m := range sum.Counters {
@@ -129,7 +130,7 @@ func printCounters(w io.Writer, sum *engine.Summary) {
 		differ := map[string]bool{}
 		for name, p := range sum.Counters[m] {
 			key := name
-			if i := strings.IndexByte(name, '.'); i > 0 && strings.HasPrefix(name, "port") {
+			if i := strings.IndexByte(name, '.'); i > 0 && (strings.HasPrefix(name, "port") || strings.HasPrefix(name, "qp")) {
 				key = name[i+1:]
 			}
 			if i := strings.IndexByte(key, '['); i > 0 {

@@ -14,6 +14,12 @@ func printSummary(w io.Writer, sum *engine.Summary) {
 	fmt.Fprintf(w, "cycles %d in %.2fs (%.2f Mcycles/s, %d windows); frames in %d out %d: matched %d, mismatched %d, missing %d, unexpected %d; drops %v; counter mismatches %d; stuck inputs %d\n",
 		sum.Cycles, sum.WallSeconds, sum.CyclesPerSec/1e6, sum.Windows, sum.FramesIn, sum.FramesOut,
 		sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.Drops, sum.CounterFails, sum.Stuck)
+	if len(sum.Faults) > 0 {
+		fmt.Fprintf(w, "link faults injected %v\n", sum.Faults)
+	}
+	if len(sum.Workload) > 0 {
+		fmt.Fprintf(w, "workload failures %d (listed above and in summary.json)\n", len(sum.Workload))
+	}
 	printCounters(w, sum)
 	names := make([]string, 0, len(sum.Taps))
 	for n := range sum.Taps {

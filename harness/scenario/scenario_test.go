@@ -20,24 +20,26 @@ func TestDefault(t *testing.T) {
 	assert.Equal(t, scenario.DefaultName, s.File)
 	assert.Equal(t, "default", s.Name)
 	assert.Nil(t, s.Seed, "the default leaves the seed to --seed")
-	assert.Equal(t, uint64(20_000_000), s.Cycles)
+	assert.Equal(t, uint64(100_000_000), s.Cycles)
 	assert.Equal(t, 156.25, s.ClockMHz)
 	assert.Equal(t, uint64(100_000), s.DrainCap)
 
-	require.Len(t, s.Models, 2)
-	assert.Equal(t, scenario.Model{Name: "icrc", Top: "nic_icrc", DataWidth: 64, SrcGapPct: 10, SinkStallPct: 10}, s.Models[0])
-	assert.Equal(t, "switch4", s.Models[1].Top)
-	assert.EqualValues(t, 7, s.Models[1].CSR["CTRL"], "strict priority, ECN, PFC generation")
-
-	require.Len(t, s.Links, 1)
-	assert.Equal(t, scenario.Link{From: "icrc.out0", To: "icrc.in1", Latency: 256, CorruptPct: 1}, s.Links[0])
-
-	require.Len(t, s.Traffic, 5)
-	assert.Equal(t, scenario.Traffic{Kind: "roce", To: "icrc.in0", Frames: 2000, MinSize: 60, MaxSize: 4200}, s.Traffic[0])
-	for p, tr := range s.Traffic[1:] {
-		assert.Equal(t, "l2", tr.Kind)
-		assert.Equal(t, fmt.Sprintf("sw.in%d", p), tr.To)
+	require.Len(t, s.Models, 3)
+	for i, name := range []string{"nic0", "nic1"} {
+		assert.Equal(t, scenario.Model{Name: name, Top: "nic", DataWidth: 64}, s.Models[i])
 	}
+	assert.Equal(t, scenario.Model{Name: "sw", Top: "switch4", DataWidth: 64}, s.Models[2])
+
+	require.Len(t, s.Links, 4)
+	for i, ends := range [][2]string{{"nic0.out0", "sw.in0"}, {"sw.out0", "nic0.in0"}, {"nic1.out0", "sw.in1"}, {"sw.out1", "nic1.in0"}} {
+		assert.Equal(t, scenario.Link{From: ends[0], To: ends[1], Latency: 156, LossPct: 1, CorruptPct: 0.1, DupPct: 0.1,
+			ReorderPct: 0.1, ReorderCycles: 4 * 156}, s.Links[i], "1 us links with every fault")
+	}
+	assert.Empty(t, s.Traffic)
+	require.Len(t, s.RDMA, 1)
+	w := s.RDMA[0]
+	assert.Equal(t, []string{"nic0", "nic1"}, w.NICs)
+	assert.Equal(t, []int{8, 2000, 0, 8192, 1024}, []int{w.QPs, w.Messages, w.MinSize, w.MaxSize, w.PMTU})
 }
 
 func TestDefaultTOML(t *testing.T) {
