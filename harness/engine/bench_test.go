@@ -207,3 +207,74 @@ func exactFrames(tb testing.TB, n, size int, withICRC bool, seed uint64) [][]byt
 	}
 	return frames
 }
+
+// BenchmarkNICSystem runs issue 6's system, nic0 and nic1 at 64 bits
+// through the 4-port switch with 1 us links (156 cycles), every frame,
+// completion, counter and byte of memory checked, with b.N RDMA WRITEs of
+// 8 KiB over 8 QP pairs in both directions. It reports the simulated
+// WRITE goodput of both directions together (line rate 10 Gbit/s each way
+// at 156.25 MHz), messages per wall-clock second, simulated cycles per
+// second, and the ratio of those to the NIC model's own loop (`--raw`),
+// the slowest of the three.
+//
+//	go test -run '^$' -bench NICSystem -benchtime 500x ./harness/engine
+func BenchmarkNICSystem(b *testing.B) {
+	dir := needModels(b, "nic_64", "switch4_64")
+	sc := parse(b, fmt.Sprintf(`
+name = "nic-system-bench"
+cycles = 1_000_000_000
+[[model]]
+name = "nic0"
+top = "nic"
+[[model]]
+name = "nic1"
+top = "nic"
+[[model]]
+name = "sw"
+top = "switch4"
+[[link]]
+from = "nic0.out0"
+to = "sw.in0"
+latency = 156
+[[link]]
+from = "sw.out0"
+to = "nic0.in0"
+latency = 156
+[[link]]
+from = "nic1.out0"
+to = "sw.in1"
+latency = 156
+[[link]]
+from = "sw.out1"
+to = "nic1.in0"
+latency = 156
+[[rdma]]
+nics = ["nic0", "nic1"]
+qps = 8
+messages = %d
+send_pct = 0
+write_pct = 100
+read_pct = 0
+imm_pct = 0
+min_size = 8192
+max_size = 8192
+pmtu = 1024
+`, b.N))
+	top, err := engine.LookupTop("nic")
+	require.NoError(b, err)
+	out, err := exec.Command(engine.ModelPath(dir, top, 64), "--raw", "20000").CombinedOutput()
+	require.NoError(b, err, "%s", out)
+	w := rawWallRE.FindSubmatch(out)
+	require.NotNil(b, w, "raw output: %s", out)
+	rawMcps, _ := strconv.ParseFloat(string(w[2]), 64)
+
+	b.ResetTimer()
+	s, err := engine.Run(context.Background(), engine.Config{Scenario: sc, Seed: 1, OutDir: b.TempDir(), ModelDir: dir})
+	b.StopTimer()
+	requirePass(b, s, err)
+	simSeconds := float64(s.Cycles) / (sc.ClockMHz * 1e6)
+	b.ReportMetric(float64(b.N)*8192*8/simSeconds/1e9, "sim_Gbit/s")
+	b.ReportMetric(float64(b.N)/s.WallSeconds, "msgs/s")
+	b.ReportMetric(s.CyclesPerSec/1e6, "Mcycles/s")
+	b.ReportMetric(s.CyclesPerSec/1e6/rawMcps, "harness/raw_nic")
+}
