@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
@@ -98,6 +99,51 @@ func nicAddr(i, k int) ([6]byte, netip.Addr) {
 	return [6]byte{0x02, 0x4E, 0x43, 0x00, byte(i), byte(k + 1)}, netip.AddrFrom4([4]byte{10, 0, byte(i), byte(k + 1)})
 }
 
+// dcqcnConfig is a NIC's CNP interval and reaction point: the workload's
+// values, and the DCQCN paper's where it leaves one out.
+func dcqcnConfig(d scenario.DCQCN, dataWidth int, clockHz uint64) (uint64, dcqcn.Config) {
+	c := dcqcn.DefaultConfig(uint64(dataWidth)*clockHz, clockHz)
+	rate := func(mbps float64) dcqcn.Rate {
+		return max(dcqcn.RateFromBitsPerSecond(uint64(mbps*1e6), clockHz), 1)
+	}
+	set := func(dst *uint64, v uint64) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&c.AlphaPeriod, d.AlphaPeriod)
+	set(&c.IncreasePeriod, d.IncreasePeriod)
+	set(&c.ByteCounter, d.ByteCounter)
+	if d.GShift != 0 {
+		c.GShift = uint8(d.GShift)
+	}
+	if d.FastRecovery != 0 {
+		c.FastRecoverySteps = uint32(d.FastRecovery)
+	}
+	if d.AdditiveMbps != 0 {
+		c.AdditiveStep = rate(d.AdditiveMbps)
+	}
+	if d.HyperMbps != 0 {
+		c.HyperStep = rate(d.HyperMbps)
+	}
+	if d.MinMbps != 0 {
+		c.MinRate = min(rate(d.MinMbps), c.LineRate)
+	}
+	interval := dcqcn.DefaultCNPInterval(clockHz)
+	set(&interval, d.CNPInterval)
+	return interval, c
+}
+
+// dataWidth is the data_width of the scenario's model name.
+func dataWidth(sc *scenario.Scenario, name string) int {
+	for _, m := range sc.Models {
+		if m.Name == name {
+			return m.DataWidth
+		}
+	}
+	return 0
+}
+
 // rdmaBase is where the registered region of every NIC starts.
 const rdmaBase = 0x1000_0000
 
@@ -118,6 +164,9 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 		s := &rdmaSide{k: k, model: w.NICs[k], base: rdmaBase, stride: stride, slots: w.Outstanding, intent: rc.NewSparseMemory(),
 			rkey: 0x5000_0000 | uint32(i)<<8 | uint32(k+1)}
 		s.setup.Node = rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}
+		if w.DCQCN != nil {
+			s.setup.Node.CNPInterval, s.setup.Node.DCQCN = dcqcnConfig(*w.DCQCN, dataWidth(sc, w.NICs[k]), clockHz)
+		}
 		s.setup.MRs = []rc.MemoryRegion{{Base: s.base, Length: size, RKey: s.rkey, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite}}
 		// Every buffer starts random, so a stray or missing write shows.
 		data := make([]byte, size)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/framegen"
@@ -107,7 +108,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	}
 	// Frames arrive back to back at line rate, with the configured gap
 	// after every burst (after every frame unless burst is set).
-	var cycle uint64
+	cycle := t.Start
 	burst := max(t.Burst, 1)
 	s.frames = make([]stamped, 0, len(frames))
 	for k, f := range frames {
@@ -188,6 +189,10 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int) ([]byte, bool)
 		to = *t.ToPort
 	}
 	spec.Dst = HostMAC(to, rng.IntN(t.Hosts))
+	if t.ToMAC != "" {
+		mac, _ := net.ParseMAC(t.ToMAC) // checked by the scenario
+		spec.Dst = [6]byte(mac)
+	}
 	kind, group, unknown := pct(), rng.IntN(2), rng.Uint32()
 	switch {
 	case kind < t.BroadcastPct:

@@ -40,6 +40,28 @@ type RDMA struct {
 	Retry       *int `toml:"retry"`
 	RNRRetry    *int `toml:"rnr_retry"`
 	MinRNRTimer int  `toml:"min_rnr_timer"`
+	// DCQCN, when the [rdma.dcqcn] table is there, turns congestion
+	// control on in both NICs.
+	DCQCN *DCQCN `toml:"dcqcn"`
+}
+
+// DCQCN is the congestion control of both NICs of a workload: a NIC that
+// receives CE-marked packets sends CNPs, at most one per QP per
+// CNPInterval cycles (the notification point), and a NIC that receives
+// CNPs cuts the QP's send rate and raises it again over time (the reaction
+// point, CTRL bit 1; rtl/nic/nic_dcqcn_rp.sv, golden/dcqcn). A field left
+// out (0) takes the DCQCN paper's value, golden/dcqcn.DefaultConfig at the
+// NIC's line rate (data_width bits per cycle).
+type DCQCN struct {
+	CNPInterval    uint64  `toml:"cnp_interval"`    // cycles (50 us)
+	AlphaPeriod    uint64  `toml:"alpha_period"`    // cycles, K (55 us)
+	IncreasePeriod uint64  `toml:"increase_period"` // cycles, T (55 us)
+	ByteCounter    uint64  `toml:"byte_counter"`    // bytes, B (10 MB; at least nic.MinByteCounter)
+	GShift         int     `toml:"g_shift"`         // alpha gain g = 2^-g_shift (8)
+	FastRecovery   int     `toml:"fast_recovery"`   // F, fast-recovery steps (5)
+	AdditiveMbps   float64 `toml:"additive_mbps"`   // R_AI (40 Mbit/s)
+	HyperMbps      float64 `toml:"hyper_mbps"`      // R_HAI (200 Mbit/s)
+	MinMbps        float64 `toml:"min_mbps"`        // the floor of a cut (100 Mbit/s)
 }
 
 func (s *Scenario) rdmaDefaults() {
@@ -128,6 +150,33 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error) error {
 			return bad(k("rnr_retry"), "must be 0 to 7 (7: no limit), is %d", *w.RNRRetry)
 		case w.MinRNRTimer < 0 || w.MinRNRTimer > 31:
 			return bad(k("min_rnr_timer"), "must be 1 to 31, or 0 for 655.36 ms, is %d", w.MinRNRTimer)
+		}
+		if d := w.DCQCN; d != nil {
+			dk := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), "dcqcn", f} }
+			const max32 = 1<<32 - 1 // the NIC's registers
+			for _, f := range []struct {
+				key string
+				v   uint64
+			}{{"cnp_interval", d.CNPInterval}, {"alpha_period", d.AlphaPeriod}, {"increase_period", d.IncreasePeriod},
+				{"byte_counter", d.ByteCounter}} {
+				if f.v > max32 {
+					return bad(dk(f.key), "must be 0 (the default) to 2^32-1, is %d", f.v)
+				}
+			}
+			switch {
+			case d.GShift < 0 || d.GShift > 16:
+				return bad(dk("g_shift"), "must be 1 to 16, or 0 for the default 8, is %d", d.GShift)
+			case d.FastRecovery < 0 || d.FastRecovery > 255:
+				return bad(dk("fast_recovery"), "must be 1 to 255, or 0 for the default 5, is %d", d.FastRecovery)
+			}
+			for _, f := range []struct {
+				key string
+				v   float64
+			}{{"additive_mbps", d.AdditiveMbps}, {"hyper_mbps", d.HyperMbps}, {"min_mbps", d.MinMbps}} {
+				if !(f.v >= 0 && f.v <= 1e6) {
+					return bad(dk(f.key), "must be 0 (the default) to 1,000,000 Mbit/s, is %g", f.v)
+				}
+			}
 		}
 	}
 	return nil

@@ -60,6 +60,11 @@ func TestRDMAErrors(t *testing.T) {
 		{"retry", `retry = 8`, "rdma[0].retry", "must be 0 to 7"},
 		{"rnr_retry", `rnr_retry = -1`, "rdma[0].rnr_retry", "must be 0 to 7"},
 		{"unknown key", `colour = 1`, "rdma[0].colour", "unknown key"},
+		{"g_shift", "[rdma.dcqcn]\ng_shift = 17", "rdma[0].dcqcn.g_shift", "must be 1 to 16"},
+		{"fast_recovery", "[rdma.dcqcn]\nfast_recovery = 256", "rdma[0].dcqcn.fast_recovery", "must be 1 to 255"},
+		{"cnp_interval", "[rdma.dcqcn]\ncnp_interval = 4294967296", "rdma[0].dcqcn.cnp_interval", "to 2^32-1"},
+		{"min_mbps", "[rdma.dcqcn]\nmin_mbps = -1.0", "rdma[0].dcqcn.min_mbps", "must be 0 (the default) to 1,000,000 Mbit/s"},
+		{"dcqcn unknown key", "[rdma.dcqcn]\nkmin = 1", "rdma[0].dcqcn.kmin", "unknown key"},
 		{"dup_pct", "[[link]]\nfrom = \"b.out0\"\nto = \"a.in0\"\nlatency = 5\ndup_pct = 101.0", "link[1].dup_pct", "must be 0 to 100, is 101"},
 		{"reorder_pct", "[[link]]\nfrom = \"b.out0\"\nto = \"a.in0\"\nlatency = 5\nreorder_pct = -1.0", "link[1].reorder_pct", "must be 0 to 100, is -1"},
 	} {
@@ -74,6 +79,34 @@ func TestRDMAErrors(t *testing.T) {
 			assert.Equal(t, tc.key, se.Key)
 			assert.Contains(t, se.Msg, tc.msg)
 		})
+	}
+}
+
+func TestRDMADCQCN(t *testing.T) {
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase))
+	require.NoError(t, err)
+	assert.Nil(t, s.RDMA[0].DCQCN, "off without the table")
+	s, err = scenario.Parse("r.toml", []byte(rdmaBase+"[rdma.dcqcn]\ncnp_interval = 2000\nmin_mbps = 312.5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, &scenario.DCQCN{CNPInterval: 2000, MinMbps: 312.5}, s.RDMA[0].DCQCN, "0 stands for the paper's value")
+}
+
+func TestTrafficToMAC(t *testing.T) {
+	l2 := "[[traffic]]\nkind = \"l2\"\nto = \"a.in0\"\nmin_size = 60\nmax_size = 60\n"
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+"to_mac = \"02:4e:43:00:00:02\"\nstart = 5000\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "02:4e:43:00:00:02", s.Traffic[0].ToMAC)
+	assert.Equal(t, uint64(5000), s.Traffic[0].Start)
+	for _, tc := range []struct{ add, msg string }{
+		{`to_mac = "01:00:5e:00:00:01"`, "must be a unicast MAC address"},
+		{`to_mac = "nic1"`, "must be a unicast MAC address"},
+		{"to_mac = \"02:00:00:00:00:01\"\nto_port = 1", "exclude each other"},
+	} {
+		_, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+tc.add+"\n"))
+		var se *scenario.Error
+		require.ErrorAs(t, err, &se, tc.add)
+		assert.Equal(t, "traffic[0].to_mac", se.Key)
+		assert.Contains(t, se.Msg, tc.msg)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,6 +78,7 @@ type Traffic struct {
 	MinSize   int    `toml:"min_size"`
 	MaxSize   int    `toml:"max_size"`
 	GapCycles int    `toml:"gap_cycles"` // idle cycles between frames at the source
+	Start     uint64 `toml:"start"`      // the cycle the first frame is offered (default 0)
 	File      string `toml:"file"`       // pcap for kind "pcap"
 	// WithICRC keeps the ICRC on "roce" frames (what a receiver sees);
 	// without it they end before the ICRC (what an ICRC inserter takes).
@@ -99,6 +101,9 @@ type Traffic struct {
 	// ToPort sends every unicast frame to a host behind this port (incast);
 	// -1 (the default) picks a random other port per frame.
 	ToPort *int `toml:"to_port"`
+	// ToMAC sends every unicast frame to this address ("02:4e:43:00:00:02",
+	// say a NIC's: a second source of traffic into its switch port).
+	ToMAC string `toml:"to_mac"`
 	// PCP fixes the priority of tagged frames (default: random 0..7).
 	PCP *int `toml:"pcp"`
 	// PauseFrom makes the generator honour 802.1Qbb PFC like a host's NIC:
@@ -330,6 +335,14 @@ func (s *Scenario) check(data []byte) error {
 			if t.ToPort != nil && *t.ToPort < 0 {
 				return bad(k("to_port"), "must not be negative")
 			}
+			if t.ToMAC != "" {
+				if mac, err := net.ParseMAC(t.ToMAC); err != nil || len(mac) != 6 || mac[0]&1 != 0 {
+					return bad(k("to_mac"), "must be a unicast MAC address such as \"02:4e:43:00:00:02\", is %q", t.ToMAC)
+				}
+				if t.ToPort != nil {
+					return bad(k("to_mac"), "to_mac and to_port exclude each other")
+				}
+			}
 			if t.PCP != nil && (*t.PCP < 0 || *t.PCP > 7) {
 				return bad(k("pcp"), "must be 0 to 7, is %d", *t.PCP)
 			}
@@ -347,6 +360,9 @@ func (s *Scenario) check(data []byte) error {
 		}
 		if _, _, err := s.port(t.To, "in"); err != nil {
 			return bad(k("to"), "%v", err)
+		}
+		if t.Start > maxInt {
+			return bad(k("start"), "must not be negative")
 		}
 		if t.Frames < 0 || t.GapCycles < 0 {
 			return bad(k("frames"), "frames and gap_cycles must not be negative")
