@@ -32,27 +32,11 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 	}
 	netnstest.NoLeaks(t)
 	sc, text := switchScenario(t, 512, 3, "")
-	hosts, err := hostnet.New(hostnet.Config{Hosts: 3, Prefix: "bt"})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, hosts.Close()) })
-	devs := map[string]bridge.Device{}
-	for _, h := range hosts.Hosts {
-		devs[h.Label] = h.TAP
-	}
-	cfg := config(t, sc, text, devs)
-	s, err := bridge.Start(cfg)
-	require.NoError(t, err)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			s.Stop()
-			s.Wait()
-		}
-	})
+	l := startLive(t, sc, text, 3, "bt")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h := hosts.Hosts
+	h := l.hosts.Hosts
 	for _, pair := range [][2]int{{0, 1}, {1, 2}, {2, 0}} {
 		p, err := h[pair[0]].Ping(ctx, h[pair[1]].Addr, 3, 50*time.Millisecond)
 		require.NoError(t, err)
@@ -63,16 +47,10 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 	assert.Positive(t, ip.Bytes, "TCP got through")
 	t.Logf("iperf3 through the RTL switch: %.1f Mbit/s", ip.ReceivedBits/1e6)
 
-	s.Stop()
-	live, err := s.Wait()
-	stopped = true
-	require.NoError(t, err)
-	assert.True(t, live.Pass)
-	assert.Zero(t, live.Mismatched+live.Missing+live.Unexpected)
-	assert.Zero(t, live.CounterFails)
+	live := l.stop(t)
 	assert.Positive(t, live.Taps["h1"].Padded, "ARP frames (42 bytes) were padded")
 
-	rec, err := bridge.LoadRecording(filepath.Join(cfg.OutDir, bridge.RecordingFile))
+	rec, err := bridge.LoadRecording(filepath.Join(l.cfg.OutDir, bridge.RecordingFile))
 	require.NoError(t, err)
 	out := t.TempDir()
 	replay, err := engine.Run(context.Background(), engine.Config{Scenario: sc, Seed: rec.Seed, OutDir: out, ModelDir: models,
@@ -80,5 +58,5 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, replay.Pass)
 	assert.Equal(t, live.Matched, replay.Matched)
-	samePcaps(t, cfg.OutDir, out)
+	samePcaps(t, l.cfg.OutDir, out)
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/harness/bridge"
-	"github.com/rocesim/cosim/harness/hostnet"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/netns/netnstest"
 	"github.com/rocesim/cosim/harness/scenario"
@@ -64,26 +62,11 @@ func TestPingThroughNICHostPort(t *testing.T) {
 	netnstest.NoLeaks(t)
 	sc, err := scenario.Parse("nic-host-port.toml", []byte(nicHostTOML))
 	require.NoError(t, err)
-	hosts, err := hostnet.New(hostnet.Config{Hosts: 2, Prefix: "bn"})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, hosts.Close()) })
-	devs := map[string]bridge.Device{}
-	for _, h := range hosts.Hosts {
-		devs[h.Label] = h.TAP
-	}
-	s, err := bridge.Start(config(t, sc, []byte(nicHostTOML), devs))
-	require.NoError(t, err)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			s.Stop()
-			s.Wait()
-		}
-	})
+	l := startLive(t, sc, []byte(nicHostTOML), 2, "bn")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h1, nicHost := hosts.Hosts[0], hosts.Hosts[1]
+	h1, nicHost := l.hosts.Hosts[0], l.hosts.Hosts[1]
 	p, err := h1.Ping(ctx, nicHost.Addr, 5, 50*time.Millisecond)
 	require.NoError(t, err)
 	assert.Zero(t, p.Lost(), "h1 -> the NIC's host")
@@ -91,13 +74,7 @@ func TestPingThroughNICHostPort(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, p.Lost(), "the NIC's host -> h1")
 
-	s.Stop()
-	live, err := s.Wait()
-	stopped = true
-	require.NoError(t, err)
-	assert.True(t, live.Pass)
-	assert.Zero(t, live.Mismatched+live.Missing+live.Unexpected)
-	assert.Zero(t, live.CounterFails)
+	live := l.stop(t)
 	assert.GreaterOrEqual(t, live.Taps["h2"].FramesOut, 8, "ARP and echo requests and replies went up the NIC's host port")
 	assert.GreaterOrEqual(t, live.Taps["h2"].FramesIn, 8, "and the host's answers down")
 	t.Logf("taps %+v; frames in %d out %d matched %d", live.Taps, live.FramesIn, live.FramesOut, live.Matched)
