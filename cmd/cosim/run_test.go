@@ -292,8 +292,8 @@ func TestRunBrokenPeer(t *testing.T) {
 	}{
 		{"hello-garbage", false, []string{"handshake", "protocol error"}},
 		{"version", false, []string{"handshake", "protocol error", "version"}},
-		{"garbage", true, []string{"step to cycle 196608", "protocol error"}},
-		{"truncated", true, []string{"step to cycle 196608", "protocol error in FRAME"}},
+		{"garbage", true, []string{"step to cycle ", "protocol error"}},
+		{"truncated", true, []string{"step to cycle ", "protocol error in FRAME"}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			models := t.TempDir()

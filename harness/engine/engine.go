@@ -583,6 +583,10 @@ func (r *run) loop(ctx context.Context) error {
 	// since, so it still is, and asking the checker again would only
 	// delay the frame.
 	woke := false
+	// Once every source is done, what is left is the models emptying
+	// their queues: windows grow from drainWindow, so that the run stops
+	// soon after the last frame instead of up to a lookahead later.
+	drain := uint64(drainWindow)
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
@@ -618,7 +622,10 @@ func (r *run) loop(ctx context.Context) error {
 			end = nextSrc + lookahead
 		}
 		if r.cfg.Live == nil {
-			end = r.capFrames(end)
+			end = r.clampDrain(r.cycle, r.capFrames(end))
+			if !more {
+				end, drain = min(end, r.cycle+drain), min(2*drain, lookahead)
+			}
 		}
 		limit = max(limit, end)
 		end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
@@ -653,6 +660,33 @@ func (r *run) loop(ctx context.Context) error {
 			w = next
 		}
 	}
+}
+
+// drainWindow is how far a window goes past the last source frame, in
+// cycles; the windows after it double up to the lookahead.
+const drainWindow = 1024
+
+// clampDrain ends a window that starts at start and takes the last frame
+// of every source at most drainWindow cycles after that frame. Only open
+// loop sources count: a paused, tap or RDMA source may send later.
+func (r *run) clampDrain(start, end uint64) uint64 {
+	if len(r.taps) > 0 || len(r.rdmas) > 0 {
+		return end
+	}
+	var last uint64
+	taking := false
+	for _, s := range r.sources {
+		if s.pausable {
+			return end
+		}
+		if n := len(s.frames); s.next < n {
+			last, taking = max(last, s.frames[n-1].cycle), true
+		}
+	}
+	if !taking || last >= end {
+		return end
+	}
+	return max(min(end, last+drainWindow), start+1)
 }
 
 // quiet reports whether nothing is in flight: no frame on a link, no input
@@ -767,7 +801,7 @@ func (r *run) ahead(ctx context.Context, w *window, lookahead uint64) (uint64, b
 	if !w.more || w.end >= r.sc.Cycles || ctx.Err() != nil {
 		return 0, false
 	}
-	end := min(r.capFrames(w.end+lookahead), r.sc.Cycles)
+	end := min(r.clampDrain(w.end, r.capFrames(w.end+lookahead)), r.sc.Cycles)
 	for _, l := range r.links {
 		if l.latency < end-w.start {
 			return 0, false
