@@ -170,10 +170,9 @@ func startNICAs(t *testing.T, width int, seed uint64, nq int, tweak func(q int, 
 	return startNICNodes(t, width, seed, nq, tweak, mirror, nil)
 }
 
-// startNICNodes is startNICAs; nodeTweak, if not nil, may change the node
-// configurations (DUT side d, peer side p) before anything starts.
-func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
-	mirror bool, nodeTweak func(d, p *rc.NodeConfig)) *nicRun {
+// startNICModel starts the NIC model of width bits, closed at the test's
+// end, and checks that its parameters are the ones the tests assume.
+func startNICModel(t *testing.T, width int) *cosim.Model {
 	t.Helper()
 	m, err := cosim.Start(context.Background(), cosim.Config{
 		Name:     fmt.Sprintf("nic%d", width),
@@ -191,6 +190,15 @@ func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q in
 	}
 	l, _ := h.Value("dma_read_latency")
 	require.Equal(t, strconv.Itoa(nicDMALatency), l, "the DMA port's read latency")
+	return m
+}
+
+// startNICNodes is startNICAs; nodeTweak, if not nil, may change the node
+// configurations (DUT side d, peer side p) before anything starts.
+func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
+	mirror bool, nodeTweak func(d, p *rc.NodeConfig)) *nicRun {
+	t.Helper()
+	m := startNICModel(t, width)
 
 	r := &nicRun{t: t, m: m, width: width, rng: rand.New(rand.NewPCG(seed, uint64(width))), nq: nq,
 		twinMem: rc.NewSparseMemory(), peerMem: rc.NewSparseMemory(),
