@@ -68,13 +68,21 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	model, port := sc.Port(t.To)
 	s := &source{name: fmt.Sprintf("traffic%d", i), model: model, port: port}
 	rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
-	var frames [][]byte
-	var bad []bool
+	// Frames arrive back to back at line rate, with the configured gap
+	// after every burst (after every frame unless burst is set).
+	cycle, burst := t.Start, max(t.Burst, 1)
+	s.frames = make([]stamped, 0, t.Frames)
+	add := func(f []byte, bad bool) {
+		s.frames = append(s.frames, stamped{cycle: cycle, data: f, bad: bad})
+		cycle += beats(len(f), dataWidth)
+		if len(s.frames)%burst == 0 {
+			cycle += uint64(t.GapCycles)
+		}
+	}
 	switch t.Kind {
 	case "l2":
 		for range t.Frames {
-			f, b := l2Frame(rng, t, port, ports)
-			frames, bad = append(frames, f), append(bad, b)
+			add(l2Frame(rng, t, port, ports))
 		}
 	case "roce":
 		ops := framegen.KnownOpCodes()
@@ -87,7 +95,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			if draw, at := rng.Float64()*100, rng.IntN(1<<30); draw < t.CorruptPct {
 				f[14+at%(len(f)-14)] ^= byte(1 + at%255)
 			}
-			frames = append(frames, f)
+			add(f, false)
 		}
 	case "pcap":
 		r, err := pcapio.Open(t.File)
@@ -95,7 +103,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			return nil, err
 		}
 		defer r.Close()
-		for t.Frames == 0 || len(frames) < t.Frames {
+		for t.Frames == 0 || len(s.frames) < t.Frames {
 			p, err := r.Next()
 			if errors.Is(err, io.EOF) {
 				break
@@ -103,23 +111,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			if err != nil {
 				return nil, err
 			}
-			frames = append(frames, p.Data)
-		}
-	}
-	// Frames arrive back to back at line rate, with the configured gap
-	// after every burst (after every frame unless burst is set).
-	cycle := t.Start
-	burst := max(t.Burst, 1)
-	s.frames = make([]stamped, 0, len(frames))
-	for k, f := range frames {
-		st := stamped{cycle: cycle, data: f}
-		if bad != nil {
-			st.bad = bad[k]
-		}
-		s.frames = append(s.frames, st)
-		cycle += beats(len(f), dataWidth)
-		if (k+1)%burst == 0 {
-			cycle += uint64(t.GapCycles)
+			add(p.Data, false)
 		}
 	}
 	if t.PauseFrom != "" {

@@ -40,8 +40,8 @@ func (f Format) String() string {
 type Packet struct {
 	// Index is the 1-based position of the packet in the file.
 	Index int
-	// Data holds the captured bytes. It is freshly allocated for every
-	// packet and owned by the caller, who may keep or modify it.
+	// Data holds the captured bytes. They are the caller's: no other
+	// packet shares them, and the caller may keep or modify them.
 	Data []byte
 	// Timestamp is the capture time in UTC. For files written by
 	// LinkWriter it is cycle × clock period since the Unix epoch.
@@ -89,6 +89,27 @@ type Reader struct {
 
 	n   int   // packets returned so far
 	err error // sticky error, io.EOF at the end
+
+	slab []byte // packet data is cut from it: one allocation for many small packets
+}
+
+// slabSize is the size of the blocks packet data is cut from.
+const slabSize = 256 << 10
+
+// own copies data into the slab and returns the copy, its capacity its
+// length so that an append by the caller cannot reach the next packet.
+func (r *Reader) own(data []byte) []byte {
+	n := len(data)
+	if n > slabSize/8 {
+		return append([]byte(nil), data...)
+	}
+	if len(r.slab) < n {
+		r.slab = make([]byte, slabSize)
+	}
+	out := r.slab[:n:n]
+	copy(out, data)
+	r.slab = r.slab[n:]
+	return out
 }
 
 var errReaderClosed = errors.New("pcapio: reader is closed")
@@ -239,7 +260,7 @@ func (r *Reader) Next() (Packet, error) {
 }
 
 func (r *Reader) nextPcap() (Packet, error) {
-	data, ci, err := r.pcap.ReadPacketData()
+	data, ci, err := r.pcap.ZeroCopyReadPacketData()
 	if err != nil {
 		// pcapgo reports io.EOF also when the file ends right after a
 		// record header, so compare with the expected offset.
@@ -251,7 +272,7 @@ func (r *Reader) nextPcap() (Packet, error) {
 	r.off += pcapRecordHeaderLen + int64(ci.CaptureLength)
 	return Packet{
 		Index:          r.n + 1,
-		Data:           data,
+		Data:           r.own(data),
 		Timestamp:      ci.Timestamp,
 		CaptureLength:  ci.CaptureLength,
 		OriginalLength: ci.Length,
@@ -284,7 +305,7 @@ func (r *Reader) pcapRecordErr(err error) error {
 }
 
 func (r *Reader) nextNg() (Packet, error) {
-	data, ci, opts, err := r.ng.ReadPacketDataWithOptions()
+	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
 		if err == io.EOF { // pcapgo returns io.EOF only at a block boundary
 			return Packet{}, io.EOF
@@ -303,7 +324,7 @@ func (r *Reader) nextNg() (Packet, error) {
 	}
 	p := Packet{
 		Index:          idx,
-		Data:           data,
+		Data:           r.own(data),
 		Timestamp:      ci.Timestamp,
 		CaptureLength:  ci.CaptureLength,
 		OriginalLength: ci.Length,
