@@ -68,63 +68,81 @@ module nic_cmd #(
     logic [REC_BITS-1:0] rec_q;
     logic [15:0]         len_q;
 
-    // The record as it stands with the current beat merged in.
-    logic [REC_BITS-1:0] rec;
-    logic [15:0]         len;
-    logic [7:0]          nkeep;
+    // The record as it stands with the current beat merged in, and its
+    // length. Evaluated at the clock edge of a beat only: as combinational
+    // logic of the inputs it ran at every input change, beat or not.
+    // Every lane goes in, kept or not. A beat that starts at a lane boundary
+    // and fits (every beat of a record but a short last one) goes in whole.
+    function automatic logic [REC_BITS-1:0] merged();
+        logic [REC_BITS-1:0] r;
+        r = rec_q;
+        if (32'(len_q) % KEEP_WIDTH == 0 && 32'(len_q) + KEEP_WIDTH <= REC_BYTES) begin
+            r[8 * 32'(len_q) +: DATA_WIDTH] = s_axis_tdata;
+        end else begin
+            for (int k = 0; k < KEEP_WIDTH; k++) begin
+                if (32'(len_q) + 32'(k) < REC_BYTES) begin
+                    r[8 * (32'(len_q) + 32'(k)) +: 8] = s_axis_tdata[8 * k +: 8];
+                end
+            end
+        end
+        return r;
+    endfunction
 
-    always_comb begin
-        rec   = rec_q;
+    function automatic logic [15:0] merged_len();
+        logic [7:0] nkeep;
         nkeep = '0;
         for (int k = 0; k < KEEP_WIDTH; k++) begin
             if (s_axis_tkeep[k]) begin
                 nkeep = nkeep + 8'd1;
             end
-            if (32'(len_q) + 32'(k) < REC_BYTES) begin
-                rec[8 * (32'(len_q) + 32'(k)) +: 8] = s_axis_tdata[8 * k +: 8];
-            end
         end
-        len = (len_q > 16'hFF00) ? len_q : len_q + 16'(nkeep);
-    end
+        return (len_q > 16'hFF00) ? len_q : len_q + 16'(nkeep);
+    endfunction
 
-    // Validity of the whole record (golden/nic DecodeCommand).
-    logic rec_ok;
-    always_comb begin
+    // Validity of the whole record (golden/nic DecodeCommand); it reads
+    // only the bytes that must be 0 or are checked.
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic logic rec_ok(input logic [REC_BITS-1:0] r);
         logic zero;
-        zero = (rec[16 +: 16] == '0) && (rec[56 +: 8] == '0) && (rec[44 * 8 +: 20 * 8] == '0);
-        unique case (rec[0 +: 8])
-            8'd1:    rec_ok = zero && rec[8 +: 8] <= 8'd4;
-            8'd2:    rec_ok = zero && rec[8 +: 8] == 8'd0 && rec[28 * 8 +: 16 * 8] == '0;
-            default: rec_ok = 1'b0;
+        zero = (r[16 +: 16] == '0) && (r[56 +: 8] == '0) && (r[44 * 8 +: 20 * 8] == '0);
+        unique case (r[0 +: 8])
+            8'd1:    return zero && r[8 +: 8] <= 8'd4;
+            8'd2:    return zero && r[8 +: 8] == 8'd0 && r[28 * 8 +: 16 * 8] == '0;
+            default: return 1'b0;
         endcase
-    end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     wire take_last = s_axis_tvalid && s_axis_tlast;
 
-    always_ff @(posedge clk) begin
+    always_ff @(posedge clk) begin : take
+        logic [REC_BITS-1:0] rec;
+        logic [15:0]         len;
         post_valid <= 1'b0;
         bad        <= 1'b0;
         if (s_axis_tvalid) begin
+            rec = merged();
+            len = merged_len();
             rec_q <= rec;
             len_q <= len;
-        end
-        if (take_last) begin
-            rec_q <= '0;
-            len_q <= '0;
-            if (len == 16'(REC_BYTES) && !s_axis_tuser && rec_ok) begin
-                post_valid <= 1'b1;
-            end else begin
-                bad <= 1'b1;
+            if (take_last) begin
+                rec_q <= '0;
+                len_q <= '0;
+                if (len == 16'(REC_BYTES) && !s_axis_tuser && rec_ok(rec)) begin
+                    post_valid <= 1'b1;
+                end else begin
+                    bad <= 1'b1;
+                end
+                post_recv  <= rec[0 +: 8] == 8'd2;
+                post_op    <= rec[8 +: 3];
+                post_qpn   <= rec[32 +: 24];
+                post_id    <= rec[64 +: 64];
+                post_laddr <= rec[128 +: 64];
+                post_len   <= rec[192 +: 32];
+                post_rkey  <= rec[224 +: 32];
+                post_raddr <= rec[256 +: 64];
+                post_imm   <= rec[320 +: 32];
             end
-            post_recv  <= rec[0 +: 8] == 8'd2;
-            post_op    <= rec[8 +: 3];
-            post_qpn   <= rec[32 +: 24];
-            post_id    <= rec[64 +: 64];
-            post_laddr <= rec[128 +: 64];
-            post_len   <= rec[192 +: 32];
-            post_rkey  <= rec[224 +: 32];
-            post_raddr <= rec[256 +: 64];
-            post_imm   <= rec[320 +: 32];
         end
         if (rst) begin
             rec_q      <= '0;

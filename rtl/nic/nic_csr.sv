@@ -51,7 +51,8 @@
 //   Read latency 1: csr_re in cycle t, csr_rvalid and csr_rdata in t+1. The
 //   value is the register as it was during cycle t: counters include every
 //   increment up to the end of cycle t-1, not those of cycle t; STATE is
-//   qp_state[q] as driven during cycle t.
+//   qp_state[q] as driven during cycle t. csr_rdata holds it until the next
+//   read (it means nothing while csr_rvalid is low).
 //   STATE: a write of exactly 1 to QP q's STATE in cycle t raises qp_load[q]
 //   for cycle t+1 only: the engine adds the QP then (golden AddQP(t+1)),
 //   taking the fields from the qp_* outputs as they are in t+1 (writes up to
@@ -172,233 +173,213 @@ module nic_csr #(
         end
     end
 
-    logic [1:0]               ctrl_q, ctrl_d;
-    logic [31:0]              mac_lo_q, mac_lo_d;
-    logic [15:0]              mac_hi_q, mac_hi_d;
-    logic [31:0]              ip_q, ip_d;
-    logic [13:0]              dscp_q, dscp_d;      // bits 7:6 kept 0
-    logic [31:0]              cnp_q, cnp_d;
-    logic [8:0][31:0]         dcqcn_q, dcqcn_d;    // word k at 0x0040 + 4k
-    logic [31:0][31:0]        rnr_q, rnr_d;
+    // The registers change only on a write, the counters only on a cycle
+    // with increments, and the read mux is evaluated only for a read: every
+    // block below runs at the clock edge, nothing is combinational from the
+    // bus (the simulator would evaluate it on every input change).
+    logic [1:0]               ctrl_q;
+    logic [31:0]              mac_lo_q;
+    logic [15:0]              mac_hi_q;
+    logic [31:0]              ip_q;
+    logic [13:0]              dscp_q;              // bits 7:6 kept 0
+    logic [31:0]              cnp_q;
+    logic [8:0][31:0]         dcqcn_q;             // word k at 0x0040 + 4k
+    logic [31:0][31:0]        rnr_q;
 
-    logic [MRS-1:0][63:0]     mr_base_q, mr_base_d;
-    logic [MRS-1:0][63:0]     mr_len_q, mr_len_d;
-    logic [MRS-1:0][31:0]     mr_rkey_q, mr_rkey_d;
-    logic [MRS-1:0][1:0]      mr_acc_q, mr_acc_d;
-    logic [MRS-1:0]           mr_valid_q, mr_valid_d;
+    logic [MRS-1:0][63:0]     mr_base_q;
+    logic [MRS-1:0][63:0]     mr_len_q;
+    logic [MRS-1:0][31:0]     mr_rkey_q;
+    logic [MRS-1:0][1:0]      mr_acc_q;
+    logic [MRS-1:0]           mr_valid_q;
 
-    logic [QPS-1:0][23:0]     qpn_q, qpn_d;
-    logic [QPS-1:0][23:0]     rqpn_q, rqpn_d;
-    logic [QPS-1:0][47:0]     rmac_q, rmac_d;
-    logic [QPS-1:0][31:0]     rip_q, rip_d;
-    logic [QPS-1:0][23:0]     spsn_q, spsn_d;
-    logic [QPS-1:0][23:0]     rpsn_q, rpsn_d;
-    logic [QPS-1:0][3:0]      pmtu_q, pmtu_d;
-    logic [QPS-1:0][31:0]     tmo_q, tmo_d;
-    logic [QPS-1:0][12:0]     retry_q, retry_d;    // bits 3 and 7 kept 0
-    logic [QPS-1:0][15:0]     udp_q, udp_d;
-    logic [QPS-1:0][1:0]      qacc_q, qacc_d;
-    logic [QPS-1:0][22:0]     win_q, win_d;
-    logic [QPS-1:0][7:0]      maxrd_q, maxrd_d;
-    logic [QPS-1:0]           load_q, load_d;
+    logic [QPS-1:0][23:0]     qpn_q;
+    logic [QPS-1:0][23:0]     rqpn_q;
+    logic [QPS-1:0][47:0]     rmac_q;
+    logic [QPS-1:0][31:0]     rip_q;
+    logic [QPS-1:0][23:0]     spsn_q;
+    logic [QPS-1:0][23:0]     rpsn_q;
+    logic [QPS-1:0][3:0]      pmtu_q;
+    logic [QPS-1:0][31:0]     tmo_q;
+    logic [QPS-1:0][12:0]     retry_q;             // bits 3 and 7 kept 0
+    logic [QPS-1:0][15:0]     udp_q;
+    logic [QPS-1:0][1:0]      qacc_q;
+    logic [QPS-1:0][22:0]     win_q;
+    logic [QPS-1:0][7:0]      maxrd_q;
+    logic [QPS-1:0]           load_q;
 
     logic [NODE_CNT-1:0][31:0]              ncnt_q;
     logic [QPS-1:0][QP_CNT-1:QP_FIRST][31:0] qcnt_q;
-    logic                     ncnt_we, qcnt_we;
-    logic [31:0]              rdata_d;
 
-    // address decode: a_* says which block the address is in (and that the
-    // index exists), the index and the word within the entry
-    logic        a_ok;
-    logic        a_rnr, a_mr, a_qp, a_ncnt, a_qcnt;
-    logic [13:0] a_mr_off, a_qp_off, a_qc_off;   // word offsets
-    logic [MR_W-1:0] a_m;
-    logic [QP_W-1:0] a_q, a_qc;
-    logic [2:0]  a_mw;
-    logic [4:0]  a_qw;
-    logic [9:0]  a_nn;
-    logic [5:0]  a_qn;
+    // address decode of csr_addr: which block the address is in (and that
+    // the index exists), the index and the word within the entry
+    typedef struct packed {
+        logic            rnr, mr, qp, ncnt, qcnt;
+        logic [MR_W-1:0] m;
+        logic [QP_W-1:0] q, qc;
+        logic [2:0]      mw;
+        logic [4:0]      qw;
+        logic [3:0]      nn;
+        logic [5:0]      qn;
+    } dec_t;
 
-    always_comb begin
-        a_ok     = (csr_addr[1:0] == 2'b00);
-        a_mr_off = csr_addr[15:2] - W_MR;
-        a_qp_off = csr_addr[15:2] - W_QP;
-        a_qc_off = csr_addr[15:2] - W_QCNT;
-        a_m      = a_mr_off[3 +: MR_W];
-        a_q      = a_qp_off[5 +: QP_W];
-        a_qc     = a_qc_off[6 +: QP_W];
-        a_mw     = a_mr_off[2:0];
-        a_qw     = a_qp_off[4:0];
-        a_nn     = csr_addr[11:2];
-        a_qn     = a_qc_off[5:0];
+    function automatic dec_t decode(input logic [15:0] addr);
+        dec_t        d;
+        logic        ok;
+        logic [13:0] mr_off, qp_off, qc_off;   // word offsets
+        logic [9:0]  nn;
+        ok     = (addr[1:0] == 2'b00);
+        mr_off = addr[15:2] - W_MR;
+        qp_off = addr[15:2] - W_QP;
+        qc_off = addr[15:2] - W_QCNT;
+        nn     = addr[11:2];
+        d.m    = mr_off[3 +: MR_W];
+        d.q    = qp_off[5 +: QP_W];
+        d.qc   = qc_off[6 +: QP_W];
+        d.mw   = mr_off[2:0];
+        d.qw   = qp_off[4:0];
+        d.nn   = nn[3:0];
+        d.qn   = qc_off[5:0];
+        d.rnr  = ok && addr[15:7] == 9'h001;
+        d.mr   = ok && addr >= 16'h0200 && mr_off[13:3] < 11'(MRS);
+        d.qp   = ok && addr >= 16'h1000 && qp_off[13:5] < 9'(QPS);
+        d.ncnt = ok && addr[15:12] == 4'h4 && nn < 10'(NODE_CNT);
+        d.qcnt = ok && addr >= 16'h5000 && qc_off[13:6] < 8'(QPS) &&
+                 d.qn >= 6'(QP_FIRST) && d.qn < 6'(QP_CNT);
+        return d;
+    endfunction
 
-        a_rnr  = a_ok && csr_addr[15:7] == 9'h001;
-        a_mr   = a_ok && csr_addr >= 16'h0200 && a_mr_off[13:3] < 11'(MRS);
-        a_qp   = a_ok && csr_addr >= 16'h1000 && a_qp_off[13:5] < 9'(QPS);
-        a_ncnt = a_ok && csr_addr[15:12] == 4'h4 && a_nn < 10'(NODE_CNT);
-        a_qcnt = a_ok && csr_addr >= 16'h5000 && a_qc_off[13:6] < 8'(QPS) &&
-                 a_qn >= 6'(QP_FIRST) && a_qn < 6'(QP_CNT);
-    end
+    // the register at addr as it is now
+    function automatic logic [31:0] read_reg(input logic [15:0] addr);
+        dec_t        a;
+        logic [31:0] r;
+        a = decode(addr);
+        r = 32'd0;
+        unique case (addr)
+            16'h0000: r = ID_VALUE;
+            16'h0004: r = SHAPE;
+            16'h0010: r = {30'd0, ctrl_q};
+            16'h0014: r = mac_lo_q;
+            16'h0018: r = {16'd0, mac_hi_q};
+            16'h001C: r = ip_q;
+            16'h0020: r = {18'd0, dscp_q};
+            16'h0024: r = cnp_q;
+            16'h0040: r = dcqcn_q[0];
+            16'h0044: r = dcqcn_q[1];
+            16'h0048: r = dcqcn_q[2];
+            16'h004C: r = dcqcn_q[3];
+            16'h0050: r = dcqcn_q[4];
+            16'h0054: r = dcqcn_q[5];
+            16'h0058: r = dcqcn_q[6];
+            16'h005C: r = dcqcn_q[7];
+            16'h0060: r = dcqcn_q[8];
+            default: r = 32'd0;
+        endcase
+        if (a.rnr) begin
+            r = rnr_q[addr[6:2]];
+        end
+        if (a.mr) begin
+            unique case (a.mw)
+                3'd0: r = mr_base_q[a.m][31:0];
+                3'd1: r = mr_base_q[a.m][63:32];
+                3'd2: r = mr_len_q[a.m][31:0];
+                3'd3: r = mr_len_q[a.m][63:32];
+                3'd4: r = mr_rkey_q[a.m];
+                3'd5: r = {30'd0, mr_acc_q[a.m]};
+                3'd6: r = {31'd0, mr_valid_q[a.m]};
+                default: r = 32'd0;
+            endcase
+        end
+        if (a.qp) begin
+            unique case (a.qw)
+                5'd0:  r = {8'd0, qpn_q[a.q]};
+                5'd1:  r = {8'd0, rqpn_q[a.q]};
+                5'd2:  r = rmac_q[a.q][31:0];
+                5'd3:  r = {16'd0, rmac_q[a.q][47:32]};
+                5'd4:  r = rip_q[a.q];
+                5'd5:  r = {8'd0, spsn_q[a.q]};
+                5'd6:  r = {8'd0, rpsn_q[a.q]};
+                5'd7:  r = {28'd0, pmtu_q[a.q]};
+                5'd8:  r = tmo_q[a.q];
+                5'd9:  r = {19'd0, retry_q[a.q]};
+                5'd10: r = {16'd0, udp_q[a.q]};
+                5'd11: r = {30'd0, qacc_q[a.q]};
+                5'd12: r = {9'd0, win_q[a.q]};
+                5'd13: r = {24'd0, maxrd_q[a.q]};
+                QW_STATE: r = {30'd0, qp_state[a.q]};
+                default: r = 32'd0;
+            endcase
+        end
+        if (a.ncnt) begin
+            r = ncnt_q[a.nn];
+        end
+        if (a.qcnt) begin
+            r = qcnt_q[a.qc][a.qn];
+        end
+        return r;
+    endfunction
 
-    always_comb begin
-        ctrl_d     = ctrl_q;
-        mac_lo_d   = mac_lo_q;
-        mac_hi_d   = mac_hi_q;
-        ip_d       = ip_q;
-        dscp_d     = dscp_q;
-        cnp_d      = cnp_q;
-        dcqcn_d    = dcqcn_q;
-        rnr_d      = rnr_q;
-        mr_base_d  = mr_base_q;
-        mr_len_d   = mr_len_q;
-        mr_rkey_d  = mr_rkey_q;
-        mr_acc_d   = mr_acc_q;
-        mr_valid_d = mr_valid_q;
-        qpn_d      = qpn_q;
-        rqpn_d     = rqpn_q;
-        rmac_d     = rmac_q;
-        rip_d      = rip_q;
-        spsn_d     = spsn_q;
-        rpsn_d     = rpsn_q;
-        pmtu_d     = pmtu_q;
-        tmo_d      = tmo_q;
-        retry_d    = retry_q;
-        udp_d      = udp_q;
-        qacc_d     = qacc_q;
-        win_d      = win_q;
-        maxrd_d    = maxrd_q;
-        load_d     = '0;
-        // counters are written by the always_ff below (a CSR write wins
-        // over the increments of its cycle)
-        ncnt_we    = 1'b0;
-        qcnt_we    = 1'b0;
-
+    always_ff @(posedge clk) begin : regs
+        /* verilator lint_off UNUSEDSIGNAL */
+        dec_t a;   // the counter fields are the counters block's
+        /* verilator lint_on UNUSEDSIGNAL */
+        load_q <= '0;
         if (csr_we) begin
+            a = decode(csr_addr);
             unique case (csr_addr)
-                16'h0010: ctrl_d   = csr_wdata[1:0];
-                16'h0014: mac_lo_d = csr_wdata;
-                16'h0018: mac_hi_d = csr_wdata[15:0];
-                16'h001C: ip_d     = csr_wdata;
-                16'h0020: dscp_d   = {csr_wdata[13:8], 2'b00, csr_wdata[5:0]};
-                16'h0024: cnp_d    = csr_wdata;
-                16'h0040: dcqcn_d[0] = csr_wdata;
-                16'h0044: dcqcn_d[1] = csr_wdata;
-                16'h0048: dcqcn_d[2] = {27'd0, csr_wdata[4:0]};
-                16'h004C: dcqcn_d[3] = csr_wdata;
-                16'h0050: dcqcn_d[4] = csr_wdata;
-                16'h0054: dcqcn_d[5] = csr_wdata;
-                16'h0058: dcqcn_d[6] = csr_wdata;
-                16'h005C: dcqcn_d[7] = csr_wdata;
-                16'h0060: dcqcn_d[8] = csr_wdata;
+                16'h0010: ctrl_q   <= csr_wdata[1:0];
+                16'h0014: mac_lo_q <= csr_wdata;
+                16'h0018: mac_hi_q <= csr_wdata[15:0];
+                16'h001C: ip_q     <= csr_wdata;
+                16'h0020: dscp_q   <= {csr_wdata[13:8], 2'b00, csr_wdata[5:0]};
+                16'h0024: cnp_q    <= csr_wdata;
+                16'h0040: dcqcn_q[0] <= csr_wdata;
+                16'h0044: dcqcn_q[1] <= csr_wdata;
+                16'h0048: dcqcn_q[2] <= {27'd0, csr_wdata[4:0]};
+                16'h004C: dcqcn_q[3] <= csr_wdata;
+                16'h0050: dcqcn_q[4] <= csr_wdata;
+                16'h0054: dcqcn_q[5] <= csr_wdata;
+                16'h0058: dcqcn_q[6] <= csr_wdata;
+                16'h005C: dcqcn_q[7] <= csr_wdata;
+                16'h0060: dcqcn_q[8] <= csr_wdata;
                 default: ;
             endcase
-            if (a_rnr) begin
-                rnr_d[csr_addr[6:2]] = csr_wdata;
+            if (a.rnr) begin
+                rnr_q[csr_addr[6:2]] <= csr_wdata;
             end
-            if (a_mr) begin
-                unique case (a_mw)
-                    3'd0: mr_base_d[a_m][31:0]  = csr_wdata;
-                    3'd1: mr_base_d[a_m][63:32] = csr_wdata;
-                    3'd2: mr_len_d[a_m][31:0]   = csr_wdata;
-                    3'd3: mr_len_d[a_m][63:32]  = csr_wdata;
-                    3'd4: mr_rkey_d[a_m]        = csr_wdata;
-                    3'd5: mr_acc_d[a_m]         = csr_wdata[1:0];
-                    3'd6: mr_valid_d[a_m]       = csr_wdata[0];
+            if (a.mr) begin
+                unique case (a.mw)
+                    3'd0: mr_base_q[a.m][31:0]  <= csr_wdata;
+                    3'd1: mr_base_q[a.m][63:32] <= csr_wdata;
+                    3'd2: mr_len_q[a.m][31:0]   <= csr_wdata;
+                    3'd3: mr_len_q[a.m][63:32]  <= csr_wdata;
+                    3'd4: mr_rkey_q[a.m]        <= csr_wdata;
+                    3'd5: mr_acc_q[a.m]         <= csr_wdata[1:0];
+                    3'd6: mr_valid_q[a.m]       <= csr_wdata[0];
                     default: ;
                 endcase
             end
-            if (a_qp) begin
-                unique case (a_qw)
-                    5'd0:  qpn_d[a_q]        = csr_wdata[23:0];
-                    5'd1:  rqpn_d[a_q]       = csr_wdata[23:0];
-                    5'd2:  rmac_d[a_q][31:0]  = csr_wdata;
-                    5'd3:  rmac_d[a_q][47:32] = csr_wdata[15:0];
-                    5'd4:  rip_d[a_q]        = csr_wdata;
-                    5'd5:  spsn_d[a_q]       = csr_wdata[23:0];
-                    5'd6:  rpsn_d[a_q]       = csr_wdata[23:0];
-                    5'd7:  pmtu_d[a_q]       = csr_wdata[3:0];
-                    5'd8:  tmo_d[a_q]        = csr_wdata;
-                    5'd9:  retry_d[a_q]      = csr_wdata[12:0] & 13'h1F77;
-                    5'd10: udp_d[a_q]        = csr_wdata[15:0];
-                    5'd11: qacc_d[a_q]       = csr_wdata[1:0];
-                    5'd12: win_d[a_q]        = csr_wdata[22:0];
-                    5'd13: maxrd_d[a_q]      = csr_wdata[7:0];
-                    QW_STATE: load_d[a_q]    = (csr_wdata == 32'd1);
+            if (a.qp) begin
+                unique case (a.qw)
+                    5'd0:  qpn_q[a.q]         <= csr_wdata[23:0];
+                    5'd1:  rqpn_q[a.q]        <= csr_wdata[23:0];
+                    5'd2:  rmac_q[a.q][31:0]  <= csr_wdata;
+                    5'd3:  rmac_q[a.q][47:32] <= csr_wdata[15:0];
+                    5'd4:  rip_q[a.q]         <= csr_wdata;
+                    5'd5:  spsn_q[a.q]        <= csr_wdata[23:0];
+                    5'd6:  rpsn_q[a.q]        <= csr_wdata[23:0];
+                    5'd7:  pmtu_q[a.q]        <= csr_wdata[3:0];
+                    5'd8:  tmo_q[a.q]         <= csr_wdata;
+                    5'd9:  retry_q[a.q]       <= csr_wdata[12:0] & 13'h1F77;
+                    5'd10: udp_q[a.q]         <= csr_wdata[15:0];
+                    5'd11: qacc_q[a.q]        <= csr_wdata[1:0];
+                    5'd12: win_q[a.q]         <= csr_wdata[22:0];
+                    5'd13: maxrd_q[a.q]       <= csr_wdata[7:0];
+                    QW_STATE: load_q[a.q]     <= (csr_wdata == 32'd1);
                     default: ;
                 endcase
             end
-            ncnt_we = a_ncnt;
-            qcnt_we = a_qcnt;
         end
-
-        rdata_d = 32'd0;
-        unique case (csr_addr)
-            16'h0000: rdata_d = ID_VALUE;
-            16'h0004: rdata_d = SHAPE;
-            16'h0010: rdata_d = {30'd0, ctrl_q};
-            16'h0014: rdata_d = mac_lo_q;
-            16'h0018: rdata_d = {16'd0, mac_hi_q};
-            16'h001C: rdata_d = ip_q;
-            16'h0020: rdata_d = {18'd0, dscp_q};
-            16'h0024: rdata_d = cnp_q;
-            16'h0040: rdata_d = dcqcn_q[0];
-            16'h0044: rdata_d = dcqcn_q[1];
-            16'h0048: rdata_d = dcqcn_q[2];
-            16'h004C: rdata_d = dcqcn_q[3];
-            16'h0050: rdata_d = dcqcn_q[4];
-            16'h0054: rdata_d = dcqcn_q[5];
-            16'h0058: rdata_d = dcqcn_q[6];
-            16'h005C: rdata_d = dcqcn_q[7];
-            16'h0060: rdata_d = dcqcn_q[8];
-            default: rdata_d = 32'd0;
-        endcase
-        if (a_rnr) begin
-            rdata_d = rnr_q[csr_addr[6:2]];
-        end
-        if (a_mr) begin
-            unique case (a_mw)
-                3'd0: rdata_d = mr_base_q[a_m][31:0];
-                3'd1: rdata_d = mr_base_q[a_m][63:32];
-                3'd2: rdata_d = mr_len_q[a_m][31:0];
-                3'd3: rdata_d = mr_len_q[a_m][63:32];
-                3'd4: rdata_d = mr_rkey_q[a_m];
-                3'd5: rdata_d = {30'd0, mr_acc_q[a_m]};
-                3'd6: rdata_d = {31'd0, mr_valid_q[a_m]};
-                default: rdata_d = 32'd0;
-            endcase
-        end
-        if (a_qp) begin
-            unique case (a_qw)
-                5'd0:  rdata_d = {8'd0, qpn_q[a_q]};
-                5'd1:  rdata_d = {8'd0, rqpn_q[a_q]};
-                5'd2:  rdata_d = rmac_q[a_q][31:0];
-                5'd3:  rdata_d = {16'd0, rmac_q[a_q][47:32]};
-                5'd4:  rdata_d = rip_q[a_q];
-                5'd5:  rdata_d = {8'd0, spsn_q[a_q]};
-                5'd6:  rdata_d = {8'd0, rpsn_q[a_q]};
-                5'd7:  rdata_d = {28'd0, pmtu_q[a_q]};
-                5'd8:  rdata_d = tmo_q[a_q];
-                5'd9:  rdata_d = {19'd0, retry_q[a_q]};
-                5'd10: rdata_d = {16'd0, udp_q[a_q]};
-                5'd11: rdata_d = {30'd0, qacc_q[a_q]};
-                5'd12: rdata_d = {9'd0, win_q[a_q]};
-                5'd13: rdata_d = {24'd0, maxrd_q[a_q]};
-                QW_STATE: rdata_d = {30'd0, qp_state[a_q]};
-                default: rdata_d = 32'd0;
-            endcase
-        end
-        if (a_ncnt) begin
-            rdata_d = ncnt_q[a_nn[3:0]];
-        end
-        if (a_qcnt) begin
-            rdata_d = qcnt_q[a_qc][a_qn];
-        end
-    end
-
-    always_ff @(posedge clk) begin
-        csr_rdata <= rdata_d;
         if (rst) begin
-            csr_rvalid <= 1'b0;
             ctrl_q     <= '0;
             mac_lo_q   <= '0;
             mac_hi_q   <= '0;
@@ -426,60 +407,65 @@ module nic_csr #(
             win_q      <= '0;
             maxrd_q    <= '0;
             load_q     <= '0;
-        end else begin
-            csr_rvalid <= csr_re;
-            ctrl_q     <= ctrl_d;
-            mac_lo_q   <= mac_lo_d;
-            mac_hi_q   <= mac_hi_d;
-            ip_q       <= ip_d;
-            dscp_q     <= dscp_d;
-            cnp_q      <= cnp_d;
-            dcqcn_q    <= dcqcn_d;
-            rnr_q      <= rnr_d;
-            mr_base_q  <= mr_base_d;
-            mr_len_q   <= mr_len_d;
-            mr_rkey_q  <= mr_rkey_d;
-            mr_acc_q   <= mr_acc_d;
-            mr_valid_q <= mr_valid_d;
-            qpn_q      <= qpn_d;
-            rqpn_q     <= rqpn_d;
-            rmac_q     <= rmac_d;
-            rip_q      <= rip_d;
-            spsn_q     <= spsn_d;
-            rpsn_q     <= rpsn_d;
-            pmtu_q     <= pmtu_d;
-            tmo_q      <= tmo_d;
-            retry_q    <= retry_d;
-            udp_q      <= udp_d;
-            qacc_q     <= qacc_d;
-            win_q      <= win_d;
-            maxrd_q    <= maxrd_d;
-            load_q     <= load_d;
         end
     end
 
     always_ff @(posedge clk) begin
-        for (int n = 0; n < NODE_CNT; n++) begin
-            if (rst) begin
-                ncnt_q[n] <= 32'd0;
-            end else if (ncnt_we && a_nn == 10'(n)) begin
-                ncnt_q[n] <= csr_wdata;
-            end else begin
-                ncnt_q[n] <= ncnt_q[n] + 32'(node_cnt_inc[n]);
-            end
+        csr_rvalid <= csr_re;
+        if (rst) begin
+            csr_rvalid <= 1'b0;
         end
-        for (int q = 0; q < QPS; q++) begin
-            for (int n = QP_FIRST; n < QP_CNT; n++) begin
-                if (rst) begin
-                    qcnt_q[q][n] <= 32'd0;
-                end else if (qcnt_we && a_qc == QP_W'(q) && a_qn == 6'(n)) begin
-                    qcnt_q[q][n] <= csr_wdata;
-                end else begin
-                    qcnt_q[q][n] <= qcnt_q[q][n] + 32'(qp_cnt_inc[q][n]);
+    end
+
+    // csr_rdata is the register read in the cycle of csr_re, held until the
+    // next read (it is only defined while csr_rvalid is high).
+    // Counters: only a cycle with increments adds (most cycles have none),
+    // and within it only the QPs that have some; a CSR write to a counter
+    // comes last and wins over the increments of its cycle. The counters
+    // are updated in place (blocking, BLKSEQ waived as in nic_engine), after
+    // the read of this block, their only reader: a nonblocking update of an
+    // array written at a variable index made the simulator copy all 16896
+    // bits twice in every cycle.
+    /* verilator lint_off BLKSEQ */
+    always_ff @(posedge clk) begin : counters
+        /* verilator lint_off UNUSEDSIGNAL */
+        dec_t a;   // only the counter fields
+        /* verilator lint_on UNUSEDSIGNAL */
+        if (csr_re) begin
+            csr_rdata <= read_reg(csr_addr);
+        end
+        if (rst) begin
+            ncnt_q = '0;
+            for (int q = 0; q < QPS; q++) begin
+                qcnt_q[q] = '0;
+            end
+        end else begin
+            if (|node_cnt_inc) begin
+                for (int n = 0; n < NODE_CNT; n++) begin
+                    ncnt_q[n] = ncnt_q[n] + 32'(node_cnt_inc[n]);
+                end
+            end
+            if (|qp_cnt_inc) begin
+                for (int q = 0; q < QPS; q++) begin
+                    if (|qp_cnt_inc[q][QP_CNT-1:QP_FIRST]) begin
+                        for (int n = QP_FIRST; n < QP_CNT; n++) begin
+                            qcnt_q[q][n] = qcnt_q[q][n] + 32'(qp_cnt_inc[q][n]);
+                        end
+                    end
+                end
+            end
+            if (csr_we) begin
+                a = decode(csr_addr);
+                if (a.ncnt) begin
+                    ncnt_q[a.nn] = csr_wdata;
+                end
+                if (a.qcnt) begin
+                    qcnt_q[a.qc][a.qn] = csr_wdata;
                 end
             end
         end
     end
+    /* verilator lint_on BLKSEQ */
 
     // rc counts counters 0..5 on the node, never on a QP
     logic unused_inc;

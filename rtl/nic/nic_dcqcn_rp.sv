@@ -168,6 +168,11 @@ module nic_dcqcn_rp #(
     output logic                        inc_tick
 );
 
+    // Inlined into the parent by Verilator: as a module of its own, each of
+    // the engine's 16 instances cost a call and its own pass over its
+    // state in every cycle.
+    /*verilator inline_module*/
+
     initial begin
         if (BYTES_WIDTH < 16 || BYTES_WIDTH > 32 || BC_EVENTS < 1 || BC_EVENTS > 16 || SENT_LATE < 0 || SENT_LATE > 1 ||
             CYC_WIDTH != BYTES_WIDTH + 16) begin
@@ -284,6 +289,14 @@ module nic_dcqcn_rp #(
     logic                 paced_q;            // paced in the previous cycle (SENT_LATE)
 
     logic                 bc_over;            // a sent needed more than BC_EVENTS events
+    logic                 quiet;              // no event, no timer, no pacing count: nothing moves
+
+    // Most cycles of most QPs have no event: no sent, reset or CNP, no timer
+    // armed and no pacing count running. Then the state holds and the
+    // outputs follow from it alone (the steps below would change nothing):
+    // the fast path skips them, as the simulator evaluates this block in
+    // every cycle of every instance.
+    assign quiet = !sent && !reset_rp && !cnp && !a_arm_q && !i_arm_q && p_rem_q == '0;
 
     always_comb begin
         logic [63:0] inc;
@@ -294,6 +307,7 @@ module nic_dcqcn_rp #(
         inc   = 64'd0;
         cutrc = 32'd0;
         st    = '0;
+        paced_pre = 1'b0;
 
         rc_d    = rc_q;
         rt_d    = rt_q;
@@ -308,87 +322,20 @@ module nic_dcqcn_rp #(
         p_rem_d = p_rem_q;
         bc_over = 1'b0;
         pace_cycles = '0;
+        alpha_tick  = 1'b0;
+        inc_tick    = 1'b0;
 
-        // L. the packet of t-1 (SENT_LATE): p_rem_d becomes the count of t
-        if (SENT_LATE != 0 && sent) begin
-            st      = on_sent('{rc: rc_d, rt: rt_d, bc: bc_d, bcb: bcb_d, i_arm: i_arm_d, over: 1'b0},
-                              sent_bytes, t_d, byte_counter, f_steps, line_rate, r_ai, r_hai);
-            rc_d    = st.rc;
-            rt_d    = st.rt;
-            bc_d    = st.bc;
-            bcb_d   = st.bcb;
-            i_arm_d = st.i_arm;
-            bc_over = st.over;
-            pace_cycles = cycles(sent_bytes, rc_d);
-            // nextSend - t = (t-1) + cycles - t
-            p_rem_d = (paced_q && pace_cycles != '0) ? pace_cycles - CYC_WIDTH'(1) : '0;
-        end
+        if (quiet) begin
+            paced       = line_rate != 32'd0 && rc_q < line_rate;
+            hold        = 1'b0;
+            pace_cycles = cycles(sent_bytes, rc_q);
+            active      = rc_q < line_rate;
+            timer_valid = 1'b0;
+            timer_in    = 32'd0;
+        end else begin
 
-        // 0. reset_rp: Reset(cfg), nextSend = 0
-        if (reset_rp) begin
-            rc_d    = line_rate;
-            rt_d    = line_rate;
-            alpha_d = ALPHA_ONE;
-            t_d     = 32'd0;
-            bc_d    = 32'd0;
-            bcb_d   = 32'd0;
-            a_arm_d = 1'b0;
-            a_rem_d = 32'd0;
-            i_arm_d = 1'b0;
-            i_rem_d = 32'd0;
-            p_rem_d = '0;
-        end
-
-        // 1. timers due at t: the alpha timer, then the increase timer.
-        // a_rem_d / i_rem_d become deadline - (t+1), the count of cycle t+1.
-        alpha_tick = a_arm_d && a_rem_d == 32'd0;
-        inc_tick   = i_arm_d && i_rem_d == 32'd0;
-        if (alpha_tick) begin
-            alpha_d = alpha_d - (alpha_d >> g_shift);
-            a_rem_d = alpha_period - 32'd1;
-            if ((alpha_d >> g_shift) == 17'd0) begin
-                a_arm_d = 1'b0;
-            end
-        end else if (a_arm_d) begin
-            a_rem_d = a_rem_d - 32'd1;
-        end
-        if (inc_tick) begin
-            inc     = increase(rc_d, rt_d, t_d, bc_d, f_steps, line_rate, r_ai, r_hai);
-            rc_d    = inc[63:32];
-            rt_d    = inc[31:0];
-            t_d     = sat_inc(t_d);
-            i_rem_d = increase_period - 32'd1;
-            if (rc_d >= line_rate) begin
-                i_arm_d = 1'b0;
-                bcb_d   = 32'd0;
-            end
-        end else if (i_arm_d) begin
-            i_rem_d = i_rem_d - 32'd1;
-        end
-
-        // 2. CNP
-        if (cnp && line_rate != 32'd0) begin
-            alpha_d = alpha_d - (alpha_d >> g_shift) + (ALPHA_ONE >> g_shift);
-            // Rc - (Rc*alpha)>>17, at most Rc/2
-            cutrc   = rc_d - 32'(({17'd0, rc_d} * {32'd0, alpha_d}) >> 17);
-            rt_d    = rc_d;
-            rc_d    = (cutrc < min_rate) ? min_rate : cutrc;
-            t_d     = 32'd0;
-            bc_d    = 32'd0;
-            bcb_d   = 32'd0;
-            a_arm_d = (alpha_d >> g_shift) != 17'd0 && alpha_period != 32'd0;
-            a_rem_d = alpha_period - 32'd1;
-            i_arm_d = rc_d < line_rate && increase_period != 32'd0;
-            i_rem_d = increase_period - 32'd1;
-        end
-
-        paced_pre = line_rate != 32'd0 && rc_d < line_rate;
-        paced     = paced_pre;
-        hold      = paced_pre && p_rem_d != '0;
-
-        // 3. the packet of t (SENT_LATE = 0): p_rem_d becomes the count of t+1
-        if (SENT_LATE == 0) begin
-            if (sent) begin
+            // L. the packet of t-1 (SENT_LATE): p_rem_d becomes the count of t
+            if (SENT_LATE != 0 && sent) begin
                 st      = on_sent('{rc: rc_d, rt: rt_d, bc: bc_d, bcb: bcb_d, i_arm: i_arm_d, over: 1'b0},
                                   sent_bytes, t_d, byte_counter, f_steps, line_rate, r_ai, r_hai);
                 rc_d    = st.rc;
@@ -397,49 +344,132 @@ module nic_dcqcn_rp #(
                 bcb_d   = st.bcb;
                 i_arm_d = st.i_arm;
                 bc_over = st.over;
+                pace_cycles = cycles(sent_bytes, rc_d);
+                // nextSend - t = (t-1) + cycles - t
+                p_rem_d = (paced_q && pace_cycles != '0) ? pace_cycles - CYC_WIDTH'(1) : '0;
             end
-            pace_cycles = cycles(sent_bytes, rc_d);
-            if (sent) begin
-                p_rem_d = (paced_pre && pace_cycles != '0) ? pace_cycles - CYC_WIDTH'(1) : '0;
+
+            // 0. reset_rp: Reset(cfg), nextSend = 0
+            if (reset_rp) begin
+                rc_d    = line_rate;
+                rt_d    = line_rate;
+                alpha_d = ALPHA_ONE;
+                t_d     = 32'd0;
+                bc_d    = 32'd0;
+                bcb_d   = 32'd0;
+                a_arm_d = 1'b0;
+                a_rem_d = 32'd0;
+                i_arm_d = 1'b0;
+                i_rem_d = 32'd0;
+                p_rem_d = '0;
+            end
+
+            // 1. timers due at t: the alpha timer, then the increase timer.
+            // a_rem_d / i_rem_d become deadline - (t+1), the count of cycle t+1.
+            alpha_tick = a_arm_d && a_rem_d == 32'd0;
+            inc_tick   = i_arm_d && i_rem_d == 32'd0;
+            if (alpha_tick) begin
+                alpha_d = alpha_d - (alpha_d >> g_shift);
+                a_rem_d = alpha_period - 32'd1;
+                if ((alpha_d >> g_shift) == 17'd0) begin
+                    a_arm_d = 1'b0;
+                end
+            end else if (a_arm_d) begin
+                a_rem_d = a_rem_d - 32'd1;
+            end
+            if (inc_tick) begin
+                inc     = increase(rc_d, rt_d, t_d, bc_d, f_steps, line_rate, r_ai, r_hai);
+                rc_d    = inc[63:32];
+                rt_d    = inc[31:0];
+                t_d     = sat_inc(t_d);
+                i_rem_d = increase_period - 32'd1;
+                if (rc_d >= line_rate) begin
+                    i_arm_d = 1'b0;
+                    bcb_d   = 32'd0;
+                end
+            end else if (i_arm_d) begin
+                i_rem_d = i_rem_d - 32'd1;
+            end
+
+            // 2. CNP
+            if (cnp && line_rate != 32'd0) begin
+                alpha_d = alpha_d - (alpha_d >> g_shift) + (ALPHA_ONE >> g_shift);
+                // Rc - (Rc*alpha)>>17, at most Rc/2
+                cutrc   = rc_d - 32'(({17'd0, rc_d} * {32'd0, alpha_d}) >> 17);
+                rt_d    = rc_d;
+                rc_d    = (cutrc < min_rate) ? min_rate : cutrc;
+                t_d     = 32'd0;
+                bc_d    = 32'd0;
+                bcb_d   = 32'd0;
+                a_arm_d = (alpha_d >> g_shift) != 17'd0 && alpha_period != 32'd0;
+                a_rem_d = alpha_period - 32'd1;
+                i_arm_d = rc_d < line_rate && increase_period != 32'd0;
+                i_rem_d = increase_period - 32'd1;
+            end
+
+            paced_pre = line_rate != 32'd0 && rc_d < line_rate;
+            paced     = paced_pre;
+            hold      = paced_pre && p_rem_d != '0;
+
+            // 3. the packet of t (SENT_LATE = 0): p_rem_d becomes the count of t+1
+            if (SENT_LATE == 0) begin
+                if (sent) begin
+                    st      = on_sent('{rc: rc_d, rt: rt_d, bc: bc_d, bcb: bcb_d, i_arm: i_arm_d, over: 1'b0},
+                                      sent_bytes, t_d, byte_counter, f_steps, line_rate, r_ai, r_hai);
+                    rc_d    = st.rc;
+                    rt_d    = st.rt;
+                    bc_d    = st.bc;
+                    bcb_d   = st.bcb;
+                    i_arm_d = st.i_arm;
+                    bc_over = st.over;
+                end
+                pace_cycles = cycles(sent_bytes, rc_d);
+                if (sent) begin
+                    p_rem_d = (paced_pre && pace_cycles != '0) ? pace_cycles - CYC_WIDTH'(1) : '0;
+                end else if (p_rem_d != '0) begin
+                    p_rem_d = p_rem_d - CYC_WIDTH'(1);
+                end
             end else if (p_rem_d != '0) begin
                 p_rem_d = p_rem_d - CYC_WIDTH'(1);
             end
-        end else if (p_rem_d != '0) begin
-            p_rem_d = p_rem_d - CYC_WIDTH'(1);
-        end
-        if (SENT_LATE != 0 && !sent) begin
-            pace_cycles = cycles(sent_bytes, rc_d);
-        end
+            if (SENT_LATE != 0 && !sent) begin
+                pace_cycles = cycles(sent_bytes, rc_d);
+            end
+
+            active   = rc_d < line_rate || a_arm_d;
+            // NextEvent - t = (deadline - (t+1)) + 1
+            timer_valid = a_arm_d || i_arm_d;
+            if (a_arm_d && (!i_arm_d || a_rem_d <= i_rem_d)) begin
+                timer_in = a_rem_d + 32'd1;
+            end else if (i_arm_d) begin
+                timer_in = i_rem_d + 32'd1;
+            end else begin
+                timer_in = 32'd0;
+            end
+        end  // not quiet
 
         rate     = rc_d;
         target   = rt_d;
         alpha    = alpha_d;
         t_count  = t_d;
         bc_count = bc_d;
-        active   = rc_d < line_rate || a_arm_d;
-        // NextEvent - t = (deadline - (t+1)) + 1
-        timer_valid = a_arm_d || i_arm_d;
-        if (a_arm_d && (!i_arm_d || a_rem_d <= i_rem_d)) begin
-            timer_in = a_rem_d + 32'd1;
-        end else if (i_arm_d) begin
-            timer_in = i_rem_d + 32'd1;
-        end else begin
-            timer_in = 32'd0;
-        end
     end
 
     always_ff @(posedge clk) begin
-        rc_q    <= rc_d;
-        rt_q    <= rt_d;
-        alpha_q <= alpha_d;
-        t_q     <= t_d;
-        bc_q    <= bc_d;
-        bcb_q   <= bcb_d;
-        a_arm_q <= a_arm_d;
-        a_rem_q <= a_rem_d;
-        i_arm_q <= i_arm_d;
-        i_rem_q <= i_rem_d;
-        p_rem_q <= p_rem_d;
+        // quiet: every _d is its _q
+        if (!quiet) begin
+            rc_q    <= rc_d;
+            rt_q    <= rt_d;
+            alpha_q <= alpha_d;
+            t_q     <= t_d;
+            bc_q    <= bc_d;
+            bcb_q   <= bcb_d;
+            a_arm_q <= a_arm_d;
+            a_rem_q <= a_rem_d;
+            i_arm_q <= i_arm_d;
+            i_rem_q <= i_rem_d;
+            p_rem_q <= p_rem_d;
+        end
         paced_q <= paced;
         if (!rst && bc_over) begin
             $error("nic_dcqcn_rp: sent of %0d bytes needs more than BC_EVENTS=%0d byte-counter events (byte_counter %0d)",

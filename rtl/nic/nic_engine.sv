@@ -429,9 +429,12 @@ int          host_head, host_n;
 // completions
 comp_t       cq      [CQ_DEPTH];
 int          cq_head, cq_n;
-// counters of this cycle
+// counters of this cycle: all zero between cycles; inc_dirty says this
+// cycle counted something (only then are they copied out and cleared: most
+// cycles count nothing)
 logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
 logic [INC_WIDTH-1:0] inc_qp   [QPS][QP_CNT];
+logic                 inc_dirty;
 
 // The tasks and functions below take slot and counter numbers as int (as
 // golden's indices) and whole structs of which they read a few fields.
@@ -499,38 +502,44 @@ logic                  d_host_go;
 logic                  d_rxj_valid, d_rxj_wr;
 logic [63:0]           d_rxj_addr;
 logic [15:0]           d_rxj_len;
-logic                  d_sent[QPS];    // the QP's sentPaced of this cycle
+logic [QPS-1:0]        d_sent;         // the QP's sentPaced of this cycle (vectors:
+                                       // one assignment each, not one per QP)
 logic [15:0]           d_sent_bytes;
-logic                  r_sent_q[QPS];  // ... handed to nic_dcqcn_rp in the next cycle
+logic [QPS-1:0]        r_sent_q;       // ... handed to nic_dcqcn_rp in the next cycle
 logic [15:0]           r_sent_bytes;
 // golden calls the reaction point only when DCQCN.LineRate != 0
 logic                  dcqcn_on;
 assign dcqcn_on = ctrl_dcqcn && dq_line_rate != 32'd0;
 
 // ---- golden Node.complete ----
-task automatic complete(input int q, input comp_t c);
-    if (c.status == ST_SUCCESS) inc_qp[q][C_COMP_SUCCESS] = inc_qp[q][C_COMP_SUCCESS] + 1'b1;
-    else                        inc_qp[q][C_COMP_ERROR]   = inc_qp[q][C_COMP_ERROR] + 1'b1;
+// The completion's fields go straight into the FIFO: a comp_t argument
+// would be one more wide local per call site, cleared in every cycle.
+task automatic complete(input int q, input logic recv, input logic [2:0] op, input logic [7:0] st,
+                        input logic [63:0] id, input logic [31:0] bytes, input logic has_imm,
+                        input logic [31:0] imm);
+    int i;
+    if (st == ST_SUCCESS) cnt(q, C_COMP_SUCCESS);
+    else                  cnt(q, C_COMP_ERROR);
     if (cq_n == CQ_DEPTH) begin
-        inc_node[N_CQ_OVERFLOW] = inc_node[N_CQ_OVERFLOW] + 1'b1;
+        node_cnt(N_CQ_OVERFLOW);
     end else begin
-        cq[(cq_head + cq_n) % CQ_DEPTH] = c;
+        i = (cq_head + cq_n) % CQ_DEPTH;
+        cq[i].recv = recv; cq[i].op = op; cq[i].status = st; cq[i].has_imm = has_imm; cq[i].qpn = qpn_q[q];
+        cq[i].id = id; cq[i].bytes = bytes; cq[i].imm = imm;
         cq_n = cq_n + 1;
     end
 endtask
 
 task automatic cnt(input int q, input int c);
     inc_qp[q][c] = inc_qp[q][c] + 1'b1;
+    inc_dirty = 1'b1;
 endtask
 
-function automatic comp_t mkcomp(input int q, input logic recv, input logic [2:0] op, input logic [7:0] st,
-                                  input logic [63:0] id, input logic [31:0] bytes, input logic has_imm,
-                                  input logic [31:0] imm);
-    comp_t c;
-    c.recv = recv; c.op = op; c.status = st; c.has_imm = has_imm; c.qpn = qpn_q[q];
-    c.id = id; c.bytes = bytes; c.imm = imm;
-    return c;
-endfunction
+task automatic node_cnt(input int c);
+    inc_node[c] = inc_node[c] + 1'b1;
+    inc_dirty = 1'b1;
+endtask
+
 
 // ---- the receive payload: which part of the held frame goes where ----
 task automatic mem_write(input logic [63:0] addr, input int n);
@@ -545,8 +554,9 @@ function automatic int job_idx(input int q, input int k);
     return (s_job_head[q] + k) % RESP_DEPTH;
 endfunction
 
-function automatic logic job_positive(input job_t j);
-    return j.kind == 1'b0 && j.syn[6:5] == 2'b00;
+// (fields, not a job_t: a wide argument is a wide local per call site)
+function automatic logic job_positive(input logic kind, input logic [7:0] syn);
+    return kind == 1'b0 && syn[6:5] == 2'b00;
 endfunction
 
 task automatic job_merge(input int q, input int k, input psn_t psn, input logic [23:0] msn);
@@ -556,13 +566,25 @@ task automatic job_merge(input int q, input int k, input psn_t psn, input logic 
     jobs[q][i].msn = msn;
 endtask
 
-task automatic job_push(input int q, input job_t j);
+// job i of QP q := a new job (sent 0), field by field: a job_t argument is
+// a wide local per call site
+task automatic job_set(input int q, input int i, input logic kind, input logic [7:0] r, input psn_t psn,
+                       input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] va,
+                       input logic [31:0] left, input logic [31:0] n);
+    jobs[q][i].kind = kind; jobs[q][i].res = r; jobs[q][i].psn = psn; jobs[q][i].syn = syn;
+    jobs[q][i].msn = msn; jobs[q][i].va = va; jobs[q][i].left = left; jobs[q][i].sent = 32'd0;
+    jobs[q][i].n = n;
+endtask
+
+task automatic job_push(input int q, input logic kind, input logic [7:0] r, input psn_t psn,
+                        input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] va,
+                        input logic [31:0] left, input logic [31:0] n);
     if (s_job_n[q] == RESP_DEPTH) begin
         $error("nic_engine: responder job queue of QP slot %0d over RESP_DEPTH", q);
     end else begin
-        jobs[q][job_idx(q, s_job_n[q])] = j;
+        job_set(q, job_idx(q, s_job_n[q]), kind, r, psn, syn, msn, va, left, n);
         s_job_n[q] = s_job_n[q] + 1;
-        if (j.kind) res[q][j.res[RES_W-1:0]].queued = 1'b1;
+        if (kind) res[q][r[RES_W-1:0]].queued = 1'b1;
     end
 endtask
 
@@ -576,16 +598,19 @@ endtask
 // second merge, as golden's recursion removes a positive ACK)
 task automatic job_remove(input int q, input int k0);
     int k;
-    job_t b;
+    psn_t b_psn;
+    logic [23:0] b_msn;
     k = k0;
     for (int pass = 0; pass < 2; pass++) begin
         if (jobs[q][job_idx(q, k)].kind) res[q][jobs[q][job_idx(q, k)].res[RES_W-1:0]].queued = 1'b0;
         for (int i = k; i < s_job_n[q] - 1; i++) jobs[q][job_idx(q, i)] = jobs[q][job_idx(q, i + 1)];
         s_job_n[q] = s_job_n[q] - 1;
-        if (pass == 0 && k > 0 && k < s_job_n[q] && job_positive(jobs[q][job_idx(q, k - 1)]) &&
-            job_positive(jobs[q][job_idx(q, k)])) begin
-            b = jobs[q][job_idx(q, k)];
-            job_merge(q, k - 1, b.psn, b.msn);
+        if (pass == 0 && k > 0 && k < s_job_n[q] &&
+            job_positive(jobs[q][job_idx(q, k - 1)].kind, jobs[q][job_idx(q, k - 1)].syn) &&
+            job_positive(jobs[q][job_idx(q, k)].kind, jobs[q][job_idx(q, k)].syn)) begin
+            b_psn = jobs[q][job_idx(q, k)].psn;
+            b_msn = jobs[q][job_idx(q, k)].msn;
+            job_merge(q, k - 1, b_psn, b_msn);
         end else begin
             break;
         end
@@ -606,31 +631,29 @@ function automatic int read_job(input int q, input int i);
 endfunction
 
 function automatic logic earlier_read_after(input int q, input int k0, input psn_t first);
-    job_t j;
+    int i;
     for (int k = k0 + 1; k < s_job_n[q]; k++) begin
-        j = jobs[q][job_idx(q, k)];
-        if (j.kind && pdiff(res[q][j.res[RES_W-1:0]].first, first) < 0) return 1'b1;
+        i = job_idx(q, k);
+        if (jobs[q][i].kind && pdiff(res[q][jobs[q][i].res[RES_W-1:0]].first, first) < 0) return 1'b1;
     end
     return 1'b0;
 endfunction
 
 function automatic logic nak_waiting(input int q);
-    job_t j;
+    int i;
     for (int k = 0; k < s_job_n[q]; k++) begin
-        j = jobs[q][job_idx(q, k)];
-        if (!j.kind && !job_positive(j)) return 1'b1;
+        i = job_idx(q, k);
+        if (!jobs[q][i].kind && !job_positive(jobs[q][i].kind, jobs[q][i].syn)) return 1'b1;
     end
     return 1'b0;
 endfunction
 
 task automatic resp_ack(input int q, input psn_t psn, input logic [7:0] syn);
-    job_t j;
-    if (syn[6:5] == 2'b00 && s_job_n[q] > 0 && job_positive(jobs[q][job_idx(q, s_job_n[q] - 1)])) begin
+    if (syn[6:5] == 2'b00 && s_job_n[q] > 0 && job_positive(jobs[q][job_idx(q, s_job_n[q] - 1)].kind,
+                                                            jobs[q][job_idx(q, s_job_n[q] - 1)].syn)) begin
         job_merge(q, s_job_n[q] - 1, psn, s_msn[q]);
     end else begin
-        j = '0;
-        j.kind = 1'b0; j.psn = psn; j.syn = syn; j.msn = s_msn[q];
-        job_push(q, j);
+        job_push(q, 1'b0, 8'd0, psn, syn, s_msn[q], 64'd0, 32'd0, 32'd0);
     end
 endtask
 
@@ -665,12 +688,12 @@ task automatic resp_next(input int q, output pkt_t p);
 endtask
 
 task automatic resp_flush(input int q);
-    rwqe_t rr;
+    logic [63:0] id;
     while (s_rq_n[q] > 0) begin
-        rr = rq[q][s_rq_head[q]];
+        id = rq[q][s_rq_head[q]].id;
         s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
         s_rq_n[q] = s_rq_n[q] - 1;
-        complete(q, mkcomp(q, 1'b1, 3'd0, ST_FLUSHED, rr.id, 32'd0, 1'b0, 32'd0));
+        complete(q, 1'b1, 3'd0, ST_FLUSHED, id, 32'd0, 1'b0, 32'd0);
     end
 endtask
 
@@ -691,14 +714,14 @@ function automatic logic rkey_ok(input logic [63:0] va, input logic [31:0] rkey,
 endfunction
 
 task automatic class_error(input int q, input logic [7:0] code_syn, input logic [7:0] st, input logic [63:0] now);
-    rwqe_t rr;
+    logic [63:0] id;
     if (code_syn == SYN_NAK_ACC) cnt(q, C_RESP_ACCESS);
     else                         cnt(q, C_RESP_INVALID);
     if (s_taken[q] && s_rq_n[q] > 0) begin
-        rr = rq[q][s_rq_head[q]];
+        id = rq[q][s_rq_head[q]].id;
         s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
         s_rq_n[q] = s_rq_n[q] - 1;
-        complete(q, mkcomp(q, 1'b1, 3'd0, st, rr.id, 32'd0, 1'b0, 32'd0));
+        complete(q, 1'b1, 3'd0, st, id, 32'd0, 1'b0, 32'd0);
     end
     to_error(q);
     resp_ack(q, rec_psn, code_syn);
@@ -727,9 +750,9 @@ task automatic send_packet(input int q, input logic [63:0] now);
     s_in_send[q] = !last;
     if (last) begin
         if (rec_opcode == OP_SEND_LAST_IMM || rec_opcode == OP_SEND_ONLY_IMM)
-            complete(q, mkcomp(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off[q], 1'b1, rec_imm));
+            complete(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off[q], 1'b1, rec_imm);
         else
-            complete(q, mkcomp(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off[q], 1'b0, 32'd0));
+            complete(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off[q], 1'b0, 32'd0);
         s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
         s_rq_n[q] = s_rq_n[q] - 1;
     end
@@ -763,7 +786,7 @@ task automatic write_packet(input int q, input logic [63:0] now);
         rr = rq[q][s_rq_head[q]];
         s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
         s_rq_n[q] = s_rq_n[q] - 1;
-        complete(q, mkcomp(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen[q], 1'b1, rec_imm));
+        complete(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen[q], 1'b1, rec_imm);
     end
     accept(q, 1, last);
 endtask
@@ -771,7 +794,6 @@ endtask
 task automatic read_request(input int q, input logic [63:0] now);
     logic [31:0] n;
     int i, k;
-    job_t j;
     if (rec_dma_len > MAX_MESSAGE * 4 || !rkey_ok(rec_va, rec_rkey, rec_dma_len, 2'b10)) begin
         class_error(q, SYN_NAK_ACC, ST_ACCESS_RCVD, now);
         return;
@@ -785,9 +807,7 @@ task automatic read_request(input int q, input logic [63:0] now);
     res[q][i].valid = 1'b1; res[q][i].queued = 1'b0;
     s_res_next[q] = (i + 1) % int'(nres_q[q]);
     accept(q, int'(n), 1'b1);
-    j = '0;
-    j.kind = 1'b1; j.res = 8'(i); j.psn = rec_psn; j.msn = s_msn[q]; j.va = rec_va; j.left = rec_dma_len; j.n = n;
-    job_push(q, j);
+    job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
 endtask
 
 task automatic rnr(input int q);
@@ -812,7 +832,7 @@ function automatic psn_t dup_ack_psn(input int q, input psn_t psn);
 endfunction
 
 task automatic duplicate(input int q);
-    job_t j;
+    logic [31:0] n;
     int k;
     logic [64:0] e1, e2;
     if (rec_opcode != OP_READ_REQ) begin
@@ -827,16 +847,14 @@ task automatic duplicate(input int q);
         e2 = {1'b0, res[q][i].va} + 65'(res[q][i].length);
         if (rec_rkey != res[q][i].rkey || rec_va < res[q][i].va || e1 > e2) break;
         cnt(q, C_RESP_DUP_READ);
-        j = '0;
-        j.kind = 1'b1; j.res = 8'(i); j.psn = rec_psn; j.msn = s_msn[q]; j.va = rec_va; j.left = rec_dma_len;
-        j.n = 32'(pdiff(res[q][i].last, rec_psn) + 1);
+        n = 32'(pdiff(res[q][i].last, rec_psn) + 1);
         k = read_job(q, i);
         if (k >= 0 && !earlier_read_after(q, k, res[q][i].first)) begin
-            jobs[q][job_idx(q, k)] = j;
+            job_set(q, job_idx(q, k), 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
             return;
         end
         if (k >= 0) job_remove(q, k);
-        job_push(q, j);
+        job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
         return;
     end
     cnt(q, C_RESP_DUP_DROP);
@@ -907,27 +925,29 @@ function automatic int sq_idx(input int q, input int off);
     return (r_head[q] + off) % SQ_DEPTH;
 endfunction
 
-function automatic psn_t wqe_last(input wqe_t w);
-    return padd(w.first, int'(w.n) - 1);
+// a WQE's last PSN, whether it holds psn (of its first and n fields: a
+// wqe_t argument is a wide local per call site)
+function automatic psn_t wqe_last(input psn_t first, input logic [31:0] n);
+    return padd(first, int'(n) - 1);
 endfunction
 
-function automatic logic wqe_holds(input wqe_t w, input psn_t psn);
+function automatic logic wqe_holds(input psn_t first, input logic [31:0] n, input psn_t psn);
     int d;
-    d = pdiff(psn, w.first);
-    return d >= 0 && d < int'(w.n);
+    d = pdiff(psn, first);
+    return d >= 0 && d < int'(n);
 endfunction
 
 function automatic logic req_ready(input int q);
-    wqe_t w;
+    int wi;
     psn_t last;
     if (r_cur[q] >= r_count[q]) return 1'b0;
-    w = sq[q][sq_idx(q, r_cur[q])];
+    wi = sq_idx(q, r_cur[q]);
     last = r_cursor[q];
-    if (!w.started) begin
-        if (w.op == WR_READ && r_reads[q] >= int'(nres_q[q])) return 1'b0;
-        if (w.op == WR_READ) last = padd(r_next[q], int'(w.n) - 1);
-    end else if (w.op == WR_READ) begin
-        last = wqe_last(w);
+    if (!sq[q][wi].started) begin
+        if (sq[q][wi].op == WR_READ && r_reads[q] >= int'(nres_q[q])) return 1'b0;
+        if (sq[q][wi].op == WR_READ) last = padd(r_next[q], int'(sq[q][wi].n) - 1);
+    end else if (sq[q][wi].op == WR_READ) begin
+        last = wqe_last(sq[q][wi].first, sq[q][wi].n);
     end
     return pdiff(last, r_una[q]) < int'(win_q[q]) || r_cursor[q] == r_una[q];
 endfunction
@@ -968,7 +988,7 @@ task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
         p.rkey = sq[q][wi].rkey;
         p.dma_len = sq[q][wi].len - ((off < sq[q][wi].len) ? off : sq[q][wi].len);
         sq[q][wi].req_start = r_cursor[q];
-        r_cursor[q] = padd(wqe_last(sq[q][wi]), 1);
+        r_cursor[q] = padd(wqe_last(sq[q][wi].first, sq[q][wi].n), 1);
     end else begin
         p.payload = 13'((pm < sq[q][wi].len - off) ? pm : sq[q][wi].len - off);
         p.addr = sq[q][wi].laddr + 64'(off);
@@ -983,7 +1003,7 @@ task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
         r_cursor[q] = padd(r_cursor[q], 1);
     end
     if (pdiff(r_cursor[q], r_next[q]) > 0) r_next[q] = r_cursor[q];
-    if (pdiff(r_cursor[q], wqe_last(sq[q][wi])) > 0) r_cur[q] = r_cur[q] + 1;
+    if (pdiff(r_cursor[q], wqe_last(sq[q][wi].first, sq[q][wi].n)) > 0) r_cur[q] = r_cur[q] + 1;
     cnt(q, C_TX_PACKETS);
     if (retransmit) cnt(q, C_TX_RETRANSMITS);
     if (!r_timer_on[q] && ackcyc_q[q] != 32'd0) begin
@@ -1015,7 +1035,7 @@ task automatic req_seek(input int q, input psn_t psn);
     r_cursor[q] = psn;
     r_cur[q] = r_started[q];
     for (int i = 0; i < SQ_DEPTH; i++) begin
-        if (i < r_started[q] && wqe_holds(sq[q][sq_idx(q, i)], psn)) begin
+        if (i < r_started[q] && wqe_holds(sq[q][sq_idx(q, i)].first, sq[q][sq_idx(q, i)].n, psn)) begin
             r_cur[q] = i;
             break;
         end
@@ -1026,23 +1046,23 @@ endtask
 task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] now, output logic progress,
                           output logic gap);
     psn_t limit, need;
-    wqe_t w;
+    int wi;
     limit = limit0;
     gap = 1'b0;
     progress = 1'b0;
     for (int guard = 0; guard < SQ_DEPTH; guard++) begin
         if (r_started[q] <= 0) break;
-        w = sq[q][sq_idx(q, 0)];
-        if (w.op == WR_READ) begin
-            need = padd(w.first, int'(w.got));
+        wi = sq_idx(q, 0);
+        if (sq[q][wi].op == WR_READ) begin
+            need = padd(sq[q][wi].first, int'(sq[q][wi].got));
             if (pdiff(need, limit) < 0) begin
                 limit = need;
                 gap = 1'b1;
             end
             break;
         end
-        if (pdiff(wqe_last(w), limit) >= 0) break;
-        complete(q, mkcomp(q, 1'b0, w.op, ST_SUCCESS, w.id, w.len, 1'b0, 32'd0));
+        if (pdiff(wqe_last(sq[q][wi].first, sq[q][wi].n), limit) >= 0) break;
+        complete(q, 1'b0, sq[q][wi].op, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0);
         req_pop(q);
     end
     if (pdiff(limit, r_una[q]) > 0) begin
@@ -1054,10 +1074,10 @@ task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] no
 endtask
 
 task automatic req_flush(input int q);
-    wqe_t w;
+    int wi;
     while (r_count[q] > 0) begin
-        w = sq[q][sq_idx(q, 0)];
-        complete(q, mkcomp(q, 1'b0, w.op, ST_FLUSHED, w.id, 32'd0, 1'b0, 32'd0));
+        wi = sq_idx(q, 0);
+        complete(q, 1'b0, sq[q][wi].op, ST_FLUSHED, sq[q][wi].id, 32'd0, 1'b0, 32'd0);
         r_head[q] = (r_head[q] + 1) % SQ_DEPTH;
         r_count[q] = r_count[q] - 1;
     end
@@ -1074,10 +1094,10 @@ task automatic to_error(input int q);
 endtask
 
 task automatic qp_fail(input int q, input logic [7:0] st, input logic [63:0] now);
-    wqe_t w;
+    int wi;
     if (r_count[q] > 0) begin
-        w = sq[q][sq_idx(q, 0)];
-        complete(q, mkcomp(q, 1'b0, w.op, st, w.id, 32'd0, 1'b0, 32'd0));
+        wi = sq_idx(q, 0);
+        complete(q, 1'b0, sq[q][wi].op, st, sq[q][wi].id, 32'd0, 1'b0, 32'd0);
         if (r_started[q] == 0) r_started[q] = 1;
         req_pop(q);
     end
@@ -1180,7 +1200,7 @@ task automatic on_read_response(input int q, input logic [63:0] now);
         return;
     end
     pm = pmtu_bytes(q);
-    eend  = need == wqe_last(sq[q][wi]);
+    eend  = need == wqe_last(sq[q][wi].first, sq[q][wi].n);
     start = need == sq[q][wi].first || need == sq[q][wi].req_start;
     case (rec_opcode)
         OP_RR_FIRST:  fits = !eend && start;
@@ -1200,7 +1220,7 @@ task automatic on_read_response(input int q, input logic [63:0] now);
     if (want > 0) mem_write(sq[q][wi].laddr + 64'(off), int'(want));
     sq[q][wi].got = sq[q][wi].got + 32'd1;
     if (sq[q][wi].got == sq[q][wi].n) begin
-        complete(q, mkcomp(q, 1'b0, WR_READ, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0));
+        complete(q, 1'b0, WR_READ, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0);
         r_reads[q] = r_reads[q] - 1;
         req_pop(q);
     end
@@ -1329,21 +1349,21 @@ task automatic node_post(input logic [63:0] now);
     rwqe_t r;
     q = find_qp(post_qpn);
     if (q < 0) begin
-        inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+        node_cnt(N_CMD_REJECTED);
         return;
     end
     if (!post_recv) begin
         if (post_len > MAX_MESSAGE) begin
-            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            node_cnt(N_CMD_REJECTED);
             return;
         end
         pend_q[q] = 1'b1;
         if (err_q[q]) begin
-            complete(q, mkcomp(q, 1'b0, post_op, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0));
+            complete(q, 1'b0, post_op, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
         if (r_count[q] == SQ_DEPTH) begin
-            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            node_cnt(N_CMD_REJECTED);
             return;
         end
         w = '0;
@@ -1353,11 +1373,11 @@ task automatic node_post(input logic [63:0] now);
         r_count[q] = r_count[q] + 1;
     end else begin
         if (err_q[q]) begin
-            complete(q, mkcomp(q, 1'b1, 3'd0, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0));
+            complete(q, 1'b1, 3'd0, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
         if (s_rq_n[q] == RQ_DEPTH) begin
-            inc_node[N_CMD_REJECTED] = inc_node[N_CMD_REJECTED] + 1'b1;
+            node_cnt(N_CMD_REJECTED);
             return;
         end
         r.id = post_id; r.addr = post_laddr; r.len = post_len;
@@ -1462,16 +1482,15 @@ comp_t         r_cq;
 logic          r_cq_valid;
 logic [NODE_CNT-1:0][INC_WIDTH-1:0]       r_node_inc;
 logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] r_qp_inc;
+logic          r_inc_on;      // r_node_inc / r_qp_inc are not all zero
 logic          r_idle;
 
 always_ff @(posedge clk) begin : cycle
     logic [63:0] now;
     logic got;
     nic_tx_pkg::desc_t d;
-    logic any;
+    logic any, pending;
     now = now_q;
-    for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
-    for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
     d_desc_valid = 1'b0;
     d_desc = '0;
     d_host_go = 1'b0;
@@ -1486,10 +1505,14 @@ always_ff @(posedge clk) begin : cycle
         for (int i = 0; i < DMA_MAX_READS; i++) reads_end[i] = '0;
         rr_q = 0; cnp_n = 0; host_head = 0; host_n = 0; cq_head = 0; cq_n = 0;
         tx_free_q = '0;
+        for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+        for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+        inc_dirty = 1'b0;
+        r_inc_on <= 1'b0;
         now_q <= '0;
         r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
         r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
-        for (int q = 0; q < QPS; q++) r_sent_q[q] <= 1'b0;
+        r_sent_q <= '0;
         r_sent_bytes <= '0;
     end else begin
         // 1. timers (Node.advance). rp.Advance(now) is nic_dcqcn_rp's own;
@@ -1510,7 +1533,9 @@ always_ff @(posedge clk) begin : cycle
         // 3. the command post
         if (post_valid) node_post(now);
         // 4. QP loads (AddQP)
-        for (int q = 0; q < QPS; q++) if (qp_load[q] && !v_q[q]) load_qp(q);
+        if (|qp_load) begin
+            for (int q = 0; q < QPS; q++) if (qp_load[q] && !v_q[q]) load_qp(q);
+        end
         // host frames that may go from now on
         if (host_push) begin
             if (host_n < HOST_DEPTH) begin
@@ -1519,7 +1544,7 @@ always_ff @(posedge clk) begin : cycle
             end
         end
         // 5. the transmit decision
-        for (int q = 0; q < QPS; q++) d_sent[q] = 1'b0;
+        d_sent = '0;
         d_sent_bytes = '0;
         if (tx_free(now)) begin
             if (host_n > 0) begin
@@ -1528,7 +1553,12 @@ always_ff @(posedge clk) begin : cycle
                 host_head = (host_head + 1) % HOST_DEPTH;
                 host_n = host_n - 1;
             end else begin
-                node_poll(now, got, d);
+                // Poll does nothing unless a CNP waits or a QP is pending
+                pending = cnp_n > 0;
+                for (int q = 0; q < QPS; q++) if (pend_q[q]) pending = 1'b1;
+                got = 1'b0;
+                d = '0;
+                if (pending) node_poll(now, got, d);
                 if (got) begin
                     d_desc_valid = 1'b1;
                     d_desc = d;
@@ -1552,7 +1582,7 @@ always_ff @(posedge clk) begin : cycle
         r_rxj_addr   <= d_rxj_addr;
         r_rxj_len    <= d_rxj_len;
         r_rxj_buf    <= rec_pay_addr;
-        for (int q = 0; q < QPS; q++) r_sent_q[q] <= d_sent[q];
+        r_sent_q     <= d_sent;
         r_sent_bytes <= d_sent_bytes;
         if (cq_n > 0) begin
             r_cq_valid <= 1'b1;
@@ -1562,8 +1592,19 @@ always_ff @(posedge clk) begin : cycle
         end else begin
             r_cq_valid <= 1'b0;
         end
-        for (int n = 0; n < NODE_CNT; n++) r_node_inc[n] <= inc_node[n];
-        for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
+        // the counts of this cycle, then zero again for the next one
+        if (inc_dirty) begin
+            for (int n = 0; n < NODE_CNT; n++) r_node_inc[n] <= inc_node[n];
+            for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
+            for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+            for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+            inc_dirty = 1'b0;
+            r_inc_on <= 1'b1;
+        end else if (r_inc_on) begin
+            r_node_inc <= '0;
+            r_qp_inc <= '0;
+            r_inc_on <= 1'b0;
+        end
         any = cq_n > 0 || cnp_n > 0 || host_n > 0 || now < tx_free_q;
         for (int q = 0; q < QPS; q++) begin
             if (v_q[q] && (pend_q[q] || rp_armed[q] || d_sent[q] ||

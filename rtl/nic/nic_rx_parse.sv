@@ -5,12 +5,12 @@
 
 // nic_rx_parse: NIC receive front end: the frame checks of golden/rc Node.Receive, receive buffer, host frames.
 //
-//   s_axis (in0) --+--> icrc_check (verdict only) -----------------------+
-//                  +--> header capture (first 128 bytes), length, tuser   |
-//                  |        L: last beat         L+1: frame checks <-----+
-//                  |                             D = L+2: address, QP, record
+//   s_axis (in0) --+--> header capture (first 128 bytes), length, tuser
+//                  |        L: last beat         L+1: frame checks
+//                  |                             D = L+2: address, QP, record <--+
 //                  +--> 2-beat delay --+--> nic_rx_store (receive buffer) --> buf_rd_*
-//                                      +--> nic_rx_host_fifo --> m_axis (out2)
+//                                      +--> nic_rx_host_fifo --> m_axis (out2)   |
+//                    (beat 1 of it) ---+--> icrc_check (verdict only, at D) -----+
 //
 // Frame layout (PROTOCOL-NOTES 1 and 2; byte offsets for IPv4 without options):
 //
@@ -111,8 +111,12 @@
 //
 // Timing (README "Timing", RX_LATENCY = 2; mirrored in
 // cosim/nic_rx_model_test.go):
-//   - s_axis_tready is icrc_check's (a register): low during reset and in
-//     cycle 0, then always high. Frames may come back to back.
+//   - s_axis_tready is a register: low during reset and in cycle 0, then
+//     always high. Frames may come back to back.
+//   - icrc_check takes the beats one cycle late, from the delay line (as a
+//     unit on the input ports, the simulator evaluated it at every input
+//     change): its verdict of a frame comes with the last beat at L+2 = D,
+//     and stage D puts BAD_ICRC where stage F's order has it.
 //   - a frame whose last beat is taken in cycle L is decided in D = L+2:
 //     rec_valid, stat_* and the buffer commit in D. node_mac, node_ip,
 //     qp_valid and qp_qpn are looked at in D itself (combinationally): a
@@ -296,10 +300,24 @@ endfunction
 // ---- input: icrc_check, header capture, 2-beat delay ----
 
 logic                       s_fire;
-logic                       chk_valid, chk_last, chk_user;
+logic                       rdy_q;           // s_axis_tready
+logic                       chk_valid, chk_last, chk_user, chk_ready;
 logic [DATA_WIDTH-1:0]      unused_chk_data;
 logic [KEEP_WIDTH-1:0]      unused_chk_keep;
 logic [31:0]                unused_chk_stat [3];
+
+// the delay line to the buffers (below): beat taken in t is d1 in t+1, d2 in t+2
+logic                       d1_v_q, d2_v_q;
+logic                       d1_first_q, d2_first_q;
+logic                       d1_last_q, d2_last_q;
+logic [DATA_WIDTH-1:0]      d1_data_q, d2_data_q;
+logic [KEEP_WIDTH-1:0]      d1_keep_q, d2_keep_q;
+
+// low during reset and in cycle 0, then high (what icrc_check's own tready
+// was when it took the input)
+always_ff @(posedge clk) begin
+    rdy_q <= !rst;
+end
 
 icrc_check #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -308,11 +326,11 @@ icrc_check #(
 ) u_icrc (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(s_axis_tdata),
-    .s_axis_tkeep(s_axis_tkeep),
-    .s_axis_tvalid(s_axis_tvalid),
-    .s_axis_tready(s_axis_tready),
-    .s_axis_tlast(s_axis_tlast),
+    .s_axis_tdata(d1_data_q),
+    .s_axis_tkeep(d1_keep_q),
+    .s_axis_tvalid(d1_v_q),
+    .s_axis_tready(chk_ready),          // always high when d1 holds a beat (checked below)
+    .s_axis_tlast(d1_last_q),
     .s_axis_tuser(1'b0),                // tuser is ours: the verdict is the ICRC's alone
     .m_axis_tdata(unused_chk_data),
     .m_axis_tkeep(unused_chk_keep),
@@ -335,14 +353,9 @@ logic                   fbad_q;          // and its tuser
 logic                   fin_q;           // its last beat was taken last cycle (L+1)
 logic [LW:0]            len_sum;
 
-// the delay line to the buffers: beat taken in t is written in t+2
-logic                   d1_v_q, d2_v_q;
-logic                   d1_first_q, d2_first_q;
-logic                   d1_last_q, d2_last_q;
-logic [DATA_WIDTH-1:0]  d1_data_q, d2_data_q;
-logic [KEEP_WIDTH-1:0]  d1_keep_q, d2_keep_q;
 
 always_comb begin
+    s_axis_tready = rdy_q;
     s_fire  = s_axis_tvalid && s_axis_tready;
     len_sum = {1'b0, len_q} + (LW+1)'($countones(s_axis_tkeep));
 end
@@ -393,66 +406,94 @@ always_ff @(posedge clk) begin
 end
 
 // ---- stage F (cycle L+1): the checks that need nothing but the frame ----
+// Decoded once per frame, at the edge that ends L+1 (fin_q), straight into
+// the stage D registers: as a combinational block it was re-evaluated every
+// cycle, a hundred variable-offset reads from the 1024-bit header each time.
 
-function automatic logic [7:0] hb(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
-    return h[HIW'({3'b000, o, 3'b000}) +: 8];
+// header byte o and the big-endian fields at o (they read hdr_q itself:
+// passing the header by value copied it at every call; one select per
+// field, not one per byte: every inlined call has locals the simulator
+// clears in every cycle). Offsets stay below 128 (at most 86 + 7).
+function automatic logic [7:0] hb(input logic [7:0] o);
+    return hdr_q[HIW'({3'b000, o, 3'b000}) +: 8];
 endfunction
 
-function automatic logic [15:0] hb16(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
-    return {hb(h, o), hb(h, o + 8'd1)};
+function automatic logic [15:0] hb16(input logic [7:0] o);
+    logic [15:0] x;
+    x = hdr_q[HIW'({3'b000, o, 3'b000}) +: 16];
+    return {x[7:0], x[15:8]};
 endfunction
 
-function automatic logic [31:0] hb32(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
-    return {hb16(h, o), hb16(h, o + 8'd2)};
+function automatic logic [31:0] hb32(input logic [7:0] o);
+    logic [31:0] x;
+    x = hdr_q[HIW'({3'b000, o, 3'b000}) +: 32];
+    return {x[7:0], x[15:8], x[23:16], x[31:24]};
 endfunction
 
-function automatic logic [23:0] hb24(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
-    return {hb(h, o), hb16(h, o + 8'd1)};
+function automatic logic [23:0] hb24(input logic [7:0] o);
+    logic [23:0] x;
+    x = hdr_q[HIW'({3'b000, o, 3'b000}) +: 24];
+    return {x[7:0], x[15:8], x[23:16]};
 endfunction
 
-function automatic logic [63:0] hb64(input logic [HDR_BYTES*8-1:0] h, input logic [7:0] o);
-    return {hb32(h, o), hb32(h, o + 8'd4)};
+function automatic logic [63:0] hb64(input logic [7:0] o);
+    logic [63:0] x;
+    x = hdr_q[HIW'({3'b000, o, 3'b000}) +: 64];
+    return {x[7:0], x[15:8], x[23:16], x[31:24], x[39:32], x[47:40], x[55:48], x[63:56]};
 endfunction
 
-logic [3:0]   f_class;
-logic [15:0]  f_et0, f_et, f_dport;
-logic         f_vlan, f_is4, f_is6;
-logic [7:0]   f_off, f_b0, f_ihl, f_udp, f_proto, f_opc, f_bth, f_ext;
-logic [16:0]  f_iplen;
-logic [17:0]  f_end, f_n, f_blen, f_need, f_rest;
-logic [4:0]   f_hl;
-logic [19:0]  f_sum;
-logic [16:0]  f_sum1;
-logic [15:0]  f_sum2;
-logic         f_csum_ok;
-logic [7:0]   f_flags;
-logic [1:0]   f_b4;            // FECN, BECN
-logic         f_pad_bad, f_hdr_bad;
-logic [15:0]  f_pay_len;
-logic [63:0]  f_va, f_atomic_a, f_atomic_b;
-logic [31:0]  f_rkey, f_dma_len, f_imm;
-logic [7:0]   f_syndrome;
-logic [23:0]  f_msn, f_qp, f_psn;
-logic [47:0]  f_mac;
-logic [31:0]  f_ip;
-logic         f_ack, f_ce;
+// what stage D needs of a frame
+typedef struct packed {
+    logic [3:0]  cls;
+    logic [47:0] mac;
+    logic [31:0] ip;
+    logic        pad_bad, hdr_bad;
+    logic        icrc_at;        // the ICRC check is next in the order (verdict at D)
+    logic [23:0] qp, psn;
+    logic [7:0]  opc, syndrome;
+    logic [7:4]  flags;          // SE, M, PadCnt
+    logic [7:6]  b4;             // FECN, BECN
+    logic        ack, ce;
+    logic [63:0] va, atomic_a, atomic_b;
+    logic [31:0] rkey, dma_len, imm;
+    logic [23:0] msn;
+    logic [15:0] pay_len;
+    logic [7:0]  pay_off;
+} dec_t;
 
-always_comb begin
+// the frame checks and fields of the frame in hdr_q, flen_q, fbad_q; the
+// ICRC verdict comes at D: icrc_at marks the place of its check in the order
+function automatic dec_t decode();
+    dec_t         r;
+    logic [3:0]   f_class;
+    logic [15:0]  f_et0, f_et, f_dport;
+    logic         f_vlan, f_is4, f_is6;
+    logic [7:0]   f_off, f_b0, f_ihl, f_udp, f_proto, f_opc, f_bth, f_ext;
+    logic [16:0]  f_iplen;
+    logic [17:0]  f_end, f_n, f_blen, f_need, f_rest;
+    logic [4:0]   f_hl;
+    logic [19:0]  f_sum;
+    logic [16:0]  f_sum1;
+    logic [15:0]  f_sum2;
+    logic         f_csum_ok;
+    logic [7:0]   f_flags;
+    logic         f_icrc_at;
+
     f_n     = {1'b0, flen_q};
-    f_et0   = hb16(hdr_q, 8'd12);
+    f_et0   = hb16(8'd12);
     f_vlan  = f_et0 == 16'h8100;
     f_off   = f_vlan ? 8'd18 : 8'd14;
-    f_et    = f_vlan ? hb16(hdr_q, 8'd16) : f_et0;
+    f_et    = f_vlan ? hb16(8'd16) : f_et0;
     f_is4   = f_et == 16'h0800;
     f_is6   = f_et == 16'h86DD;
-    f_b0    = hb(hdr_q, f_off);
+    f_b0    = hb(f_off);
     f_ihl   = {2'b00, f_b0[3:0], 2'b00};
     f_udp   = f_off + (f_is6 ? 8'd40 : f_ihl);
-    f_proto = f_is6 ? hb(hdr_q, f_off + 8'd6) : hb(hdr_q, f_off + 8'd9);
-    f_iplen = f_is6 ? 17'd40 + {1'b0, hb16(hdr_q, f_off + 8'd4)} : {1'b0, hb16(hdr_q, f_off + 8'd2)};
+    f_proto = f_is6 ? hb(f_off + 8'd6) : hb(f_off + 8'd9);
+    f_iplen = f_is6 ? 17'd40 + {1'b0, hb16(f_off + 8'd4)} : {1'b0, hb16(f_off + 8'd2)};
     f_end   = 18'(f_off) + 18'(f_iplen);
-    f_dport = hb16(hdr_q, f_udp + 8'd2);
-    f_opc   = hb(hdr_q, f_udp + 8'd8);
+    f_dport = hb16(f_udp + 8'd2);
+    f_opc   = hb(f_udp + 8'd8);
     f_hl    = ext_len(f_opc);
     // bytes from the BTH to the IP end (used once the IP end is past the UDP header)
     f_blen  = f_end - 18'(f_udp) - 18'd8;
@@ -461,13 +502,14 @@ always_comb begin
     // IPv4 header checksum over 20 bytes (used only when byte 0 is 0x45)
     f_sum = '0;
     for (int k = 0; k < 10; k++) begin
-        f_sum = f_sum + 20'(hb16(hdr_q, f_off + 8'(2 * k)));
+        f_sum = f_sum + 20'(hb16(f_off + 8'(2 * k)));
     end
     f_sum1    = {1'b0, f_sum[15:0]} + 17'(f_sum[19:16]);
     // no carry out: a carry above leaves at most 0x000E below
     f_sum2    = f_sum1[15:0] + 16'(f_sum1[16]);
     f_csum_ok = f_sum2 == 16'hFFFF;
 
+    f_icrc_at = 1'b0;
     if (fbad_q) begin
         f_class = CLS_BAD_FRAME;
     end else if (f_n < 18'd14 || (f_vlan && f_n < 18'd18)) begin
@@ -487,122 +529,97 @@ always_comb begin
         f_class = CLS_MALFORMED;
     end else if (f_is6) begin
         f_class = CLS_BAD_HEADER;
-    end else if (chk_user) begin
-        f_class = CLS_BAD_ICRC;
-    end else if (f_b0 != 8'h45 || !f_csum_ok) begin
-        f_class = CLS_MALFORMED;
     end else begin
-        f_class = CLS_PASS;
+        // here comes BAD_ICRC (stage D, with the verdict), then:
+        f_icrc_at = 1'b1;
+        if (f_b0 != 8'h45 || !f_csum_ok) begin
+            f_class = CLS_MALFORMED;
+        end else begin
+            f_class = CLS_PASS;
+        end
     end
 
     // from here on the frame is IPv4 without options: fixed offsets
     f_bth     = f_off + 8'd28;
     f_ext     = f_off + 8'd40;
-    f_flags   = hb(hdr_q, f_bth + 8'd1);
-    f_b4      = 2'(hb(hdr_q, f_bth + 8'd4) >> 6);
+    f_flags   = hb(f_bth + 8'd1);
     f_rest    = f_blen - f_need;
-    f_pad_bad = 18'(f_flags[5:4]) > f_rest;
-    f_hdr_bad = f_flags[3:0] != 4'd0 || hb16(hdr_q, f_bth + 8'd2) != 16'hFFFF;
-    f_pay_len = 16'(f_rest - 18'(f_flags[5:4]));
-    f_mac     = {hb16(hdr_q, 8'd0), hb32(hdr_q, 8'd2)};
-    f_ip      = hb32(hdr_q, f_off + 8'd16);
-    f_qp      = hb24(hdr_q, f_bth + 8'd5);
-    f_psn     = hb24(hdr_q, f_bth + 8'd9);
-    f_ack     = hb(hdr_q, f_bth + 8'd8) >= 8'h80;
-    f_ce      = (hb(hdr_q, f_off + 8'd1) & 8'h03) == 8'h03;
+    r.cls     = f_class;
+    r.icrc_at = f_icrc_at;
+    r.b4      = 2'(hb(f_bth + 8'd4) >> 6);
+    r.pad_bad = 18'(f_flags[5:4]) > f_rest;
+    r.hdr_bad = f_flags[3:0] != 4'd0 || hb16(f_bth + 8'd2) != 16'hFFFF;
+    r.pay_len = 16'(f_rest - 18'(f_flags[5:4]));
+    r.pay_off = f_ext + 8'(f_hl);
+    r.flags   = f_flags[7:4];
+    r.opc     = f_opc;
+    r.mac     = {hb16(8'd0), hb32(8'd2)};
+    r.ip      = hb32(f_off + 8'd16);
+    r.qp      = hb24(f_bth + 8'd5);
+    r.psn     = hb24(f_bth + 8'd9);
+    r.ack     = hb(f_bth + 8'd8) >= 8'h80;
+    r.ce      = (hb(f_off + 8'd1) & 8'h03) == 8'h03;
 
-    f_va       = '0;
-    f_rkey     = '0;
-    f_dma_len  = '0;
-    f_syndrome = '0;
-    f_msn      = '0;
-    f_imm      = '0;
-    f_atomic_a = '0;
-    f_atomic_b = '0;
+    r.va       = '0;
+    r.rkey     = '0;
+    r.dma_len  = '0;
+    r.syndrome = '0;
+    r.msn      = '0;
+    r.imm      = '0;
+    r.atomic_a = '0;
+    r.atomic_b = '0;
     unique case (f_opc)
         8'h06, 8'h0A, 8'h0C: begin
-            f_va      = hb64(hdr_q, f_ext);
-            f_rkey    = hb32(hdr_q, f_ext + 8'd8);
-            f_dma_len = hb32(hdr_q, f_ext + 8'd12);
+            r.va      = hb64(f_ext);
+            r.rkey    = hb32(f_ext + 8'd8);
+            r.dma_len = hb32(f_ext + 8'd12);
         end
         8'h0B: begin
-            f_va      = hb64(hdr_q, f_ext);
-            f_rkey    = hb32(hdr_q, f_ext + 8'd8);
-            f_dma_len = hb32(hdr_q, f_ext + 8'd12);
-            f_imm     = hb32(hdr_q, f_ext + 8'd16);
+            r.va      = hb64(f_ext);
+            r.rkey    = hb32(f_ext + 8'd8);
+            r.dma_len = hb32(f_ext + 8'd12);
+            r.imm     = hb32(f_ext + 8'd16);
         end
-        8'h03, 8'h05, 8'h09: f_imm = hb32(hdr_q, f_ext);
+        8'h03, 8'h05, 8'h09: r.imm = hb32(f_ext);
         8'h0D, 8'h0F, 8'h10, 8'h11: begin
-            f_syndrome = hb(hdr_q, f_ext);
-            f_msn      = hb24(hdr_q, f_ext + 8'd1);
+            r.syndrome = hb(f_ext);
+            r.msn      = hb24(f_ext + 8'd1);
         end
         8'h12: begin
-            f_syndrome = hb(hdr_q, f_ext);
-            f_msn      = hb24(hdr_q, f_ext + 8'd1);
-            f_atomic_a = hb64(hdr_q, f_ext + 8'd4);
+            r.syndrome = hb(f_ext);
+            r.msn      = hb24(f_ext + 8'd1);
+            r.atomic_a = hb64(f_ext + 8'd4);
         end
         8'h13, 8'h14: begin
-            f_va       = hb64(hdr_q, f_ext);
-            f_rkey     = hb32(hdr_q, f_ext + 8'd8);
-            f_atomic_a = hb64(hdr_q, f_ext + 8'd12);
-            f_atomic_b = hb64(hdr_q, f_ext + 8'd20);
+            r.va       = hb64(f_ext);
+            r.rkey     = hb32(f_ext + 8'd8);
+            r.atomic_a = hb64(f_ext + 8'd12);
+            r.atomic_b = hb64(f_ext + 8'd20);
         end
-        8'h16, 8'h17: f_rkey = hb32(hdr_q, f_ext);
+        8'h16, 8'h17: r.rkey = hb32(f_ext);
         default: ;
     endcase
-end
+    return r;
+endfunction
 
 // ---- stage D (cycle L+2): address, QP, buffer; the record ----
 
 logic                  dec_v_q;
-logic [3:0]            dec_class_q;
-logic [47:0]           dec_mac_q;
-logic [31:0]           dec_ip_q;
-logic                  dec_pad_bad_q, dec_hdr_bad_q;
-logic [23:0]           dec_qp_q, dec_psn_q;
-logic [7:0]            dec_opc_q, dec_syndrome_q;
-logic [7:4]            dec_flags_q;      // SE, M, PadCnt
-logic [7:6]            dec_b4_q;         // FECN, BECN
-logic                  dec_ack_q, dec_ce_q;
-logic [63:0]           dec_va_q, dec_atomic_a_q, dec_atomic_b_q;
-logic [31:0]           dec_rkey_q, dec_dma_len_q, dec_imm_q;
-logic [23:0]           dec_msn_q;
-logic [15:0]           dec_pay_len_q;
-logic [7:0]            dec_pay_off_q;
+dec_t                  dec_q;
 logic [LW-1:0]         dec_flen_q;
 
 always_ff @(posedge clk) begin
     dec_v_q <= fin_q;
     if (fin_q) begin
-        dec_class_q    <= f_class;
-        dec_mac_q      <= f_mac;
-        dec_ip_q       <= f_ip;
-        dec_pad_bad_q  <= f_pad_bad;
-        dec_hdr_bad_q  <= f_hdr_bad;
-        dec_qp_q       <= f_qp;
-        dec_psn_q      <= f_psn;
-        dec_opc_q      <= f_opc;
-        dec_flags_q    <= f_flags[7:4];
-        dec_b4_q       <= f_b4;
-        dec_ack_q      <= f_ack;
-        dec_ce_q       <= f_ce;
-        dec_va_q       <= f_va;
-        dec_rkey_q     <= f_rkey;
-        dec_dma_len_q  <= f_dma_len;
-        dec_syndrome_q <= f_syndrome;
-        dec_msn_q      <= f_msn;
-        dec_imm_q      <= f_imm;
-        dec_atomic_a_q <= f_atomic_a;
-        dec_atomic_b_q <= f_atomic_b;
-        dec_pay_len_q  <= f_pay_len;
-        dec_pay_off_q  <= f_ext + 8'(f_hl);
-        dec_flen_q     <= flen_q;
+        dec_q      <= decode();
+        dec_flen_q <= flen_q;
     end
     if (rst) begin
         dec_v_q <= 1'b0;
     end
 end
 
+logic [3:0]            dec_cls;          // stage F's class with the ICRC verdict
 logic                  qp_hit;
 logic [SLOT_WIDTH-1:0] qp_slot;
 logic                  mac_ok, ip_ok;
@@ -618,48 +635,53 @@ logic [31:0]           pay_addr;
 logic                  host_empty;
 
 always_comb begin
+    dec_cls = (dec_q.icrc_at && chk_user) ? CLS_BAD_ICRC : dec_q.cls;
     qp_hit  = 1'b0;
     qp_slot = '0;
-    for (int q = QPS - 1; q >= 0; q--) begin
-        if (qp_valid[q] && qp_qpn[q*24 +: 24] == dec_qp_q) begin
-            qp_hit  = 1'b1;
-            qp_slot = SLOT_WIDTH'(q);
+    // the QP table is searched only in a decision cycle, for a frame that
+    // passed stage F (no other record reads qp_hit or qp_slot)
+    if (dec_v_q && dec_cls == CLS_PASS) begin
+        for (int q = QPS - 1; q >= 0; q--) begin
+            if (qp_valid[q] && qp_qpn[q*24 +: 24] == dec_q.qp) begin
+                qp_hit  = 1'b1;
+                qp_slot = SLOT_WIDTH'(q);
+            end
         end
     end
-    mac_ok = dec_mac_q == node_mac;
-    ip_ok  = dec_ip_q == node_ip;
+    mac_ok = dec_q.mac == node_mac;
+    ip_ok  = dec_q.ip == node_ip;
 
     rc_ok = 1'b0;
-    if (dec_class_q != CLS_PASS) begin
-        cls0 = dec_class_q;
+    if (dec_cls != CLS_PASS) begin
+        cls0 = dec_cls;
     end else if (!mac_ok || !ip_ok) begin
         cls0 = CLS_WRONG_ADDRESS;
-    end else if (dec_pad_bad_q) begin
+    end else if (dec_q.pad_bad) begin
         cls0 = CLS_MALFORMED;
-    end else if (dec_hdr_bad_q) begin
+    end else if (dec_q.hdr_bad) begin
         cls0 = CLS_BAD_HEADER;
     end else if (!qp_hit) begin
         cls0 = CLS_UNKNOWN_QP;
-    end else if (dec_opc_q == 8'h81) begin
+    end else if (dec_q.opc == 8'h81) begin
         cls0 = CLS_CNP;
-    end else if (dec_opc_q[7:5] != 3'd0) begin
+    end else if (dec_q.opc[7:5] != 3'd0) begin
         cls0 = CLS_BAD_HEADER;
     end else begin
         cls0  = CLS_RC;
         rc_ok = 1'b1;
     end
-    want_buf = dec_v_q && rc_ok && dec_pay_len_q != 16'd0;
+    want_buf = dec_v_q && rc_ok && dec_q.pay_len != 16'd0;
 end
 
 // apart from the block above: the buffers answer want_buf with buf_fit
 always_comb begin
     cls  = (want_buf && !buf_fit) ? CLS_BUFFER_FULL : cls0;
     host = dec_v_q && (cls == CLS_NOT_ROCE ||
-                       (cls == CLS_WRONG_ADDRESS && !mac_ok && dec_mac_q[40]));
+                       (cls == CLS_WRONG_ADDRESS && !mac_ok && dec_q.mac[40]));
     fields = cls == CLS_RC || cls == CLS_CNP || cls == CLS_BUFFER_FULL;
 
     // payload byte address: frame start word, plus its offset, modulo the buffer
-    pay_addr = 32'(buf_start[BUF_AW-1:0]) * 32'(KEEP_WIDTH) + 32'(dec_pay_off_q);
+    pay_addr = 32'(buf_start[BUF_AW-1:0]) * 32'(KEEP_WIDTH) + 32'(dec_q.pay_off);
     if (pay_addr >= 32'(RX_BUF_BYTES)) begin
         pay_addr = pay_addr - 32'(RX_BUF_BYTES);
     end
@@ -667,25 +689,25 @@ always_comb begin
     rec_valid     = dec_v_q;
     rec_class     = cls;
     rec_slot      = fields ? qp_slot : '0;
-    rec_opcode    = fields ? dec_opc_q : '0;
-    rec_dest_qp   = fields ? dec_qp_q : '0;
-    rec_psn       = fields ? dec_psn_q : '0;
-    rec_ack_req   = fields && dec_ack_q;
-    rec_se        = fields && dec_flags_q[7];
-    rec_mig_req   = fields && dec_flags_q[6];
-    rec_pad       = fields ? dec_flags_q[5:4] : '0;
-    rec_fecn      = fields && dec_b4_q[7];
-    rec_becn      = fields && dec_b4_q[6];
-    rec_ecn_ce    = fields && dec_ce_q;
-    rec_va        = fields ? dec_va_q : '0;
-    rec_rkey      = fields ? dec_rkey_q : '0;
-    rec_dma_len   = fields ? dec_dma_len_q : '0;
-    rec_syndrome  = fields ? dec_syndrome_q : '0;
-    rec_msn       = fields ? dec_msn_q : '0;
-    rec_imm       = fields ? dec_imm_q : '0;
-    rec_atomic_a  = fields ? dec_atomic_a_q : '0;
-    rec_atomic_b  = fields ? dec_atomic_b_q : '0;
-    rec_pay_len   = (fields && cls != CLS_CNP) ? dec_pay_len_q : '0;
+    rec_opcode    = fields ? dec_q.opc : '0;
+    rec_dest_qp   = fields ? dec_q.qp : '0;
+    rec_psn       = fields ? dec_q.psn : '0;
+    rec_ack_req   = fields && dec_q.ack;
+    rec_se        = fields && dec_q.flags[7];
+    rec_mig_req   = fields && dec_q.flags[6];
+    rec_pad       = fields ? dec_q.flags[5:4] : '0;
+    rec_fecn      = fields && dec_q.b4[7];
+    rec_becn      = fields && dec_q.b4[6];
+    rec_ecn_ce    = fields && dec_q.ce;
+    rec_va        = fields ? dec_q.va : '0;
+    rec_rkey      = fields ? dec_q.rkey : '0;
+    rec_dma_len   = fields ? dec_q.dma_len : '0;
+    rec_syndrome  = fields ? dec_q.syndrome : '0;
+    rec_msn       = fields ? dec_q.msn : '0;
+    rec_imm       = fields ? dec_q.imm : '0;
+    rec_atomic_a  = fields ? dec_q.atomic_a : '0;
+    rec_atomic_b  = fields ? dec_q.atomic_b : '0;
+    rec_pay_len   = (fields && cls != CLS_CNP) ? dec_q.pay_len : '0;
     rec_held      = want_buf && buf_fit;
     rec_pay_addr  = rec_held ? BUF_BAW'(pay_addr) : '0;
     rec_frame_len = dec_flen_q;
@@ -797,9 +819,13 @@ nic_rx_host_fifo #(
 
 always_ff @(posedge clk) begin
     if (!rst) begin
-        // icrc_check hands out a frame's last beat, with its verdict, at L+1
-        if (fin_q != (chk_valid && chk_last)) begin
-            $error("nic_rx_parse: icrc_check verdict not at L+1 (fin %0d, last %0d)", fin_q, chk_valid && chk_last);
+        // icrc_check (one beat late) hands out a frame's last beat, with
+        // its verdict, at L+2, and never holds a beat back
+        if (dec_v_q != (chk_valid && chk_last)) begin
+            $error("nic_rx_parse: icrc_check verdict not at L+2 (dec %0d, last %0d)", dec_v_q, chk_valid && chk_last);
+        end
+        if (d1_v_q && !chk_ready) begin
+            $error("nic_rx_parse: icrc_check not ready");
         end
         // the buffers see the frame's last beat in the decision cycle
         if (dec_v_q != (d2_v_q && d2_last_q)) begin
