@@ -3,11 +3,13 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/harness/scenario"
@@ -180,4 +182,24 @@ func TestRDMAWorkloadCatchesWrongCompletion(t *testing.T) {
 	assert.Contains(t, x.fails[0], "send completion")
 	x.completion(s.k, nic.AppendCompletion(nil, bad), 11)
 	assert.Contains(t, x.fails[1], "no posted work request")
+}
+
+// An empty [rdma.dcqcn] table is the DCQCN paper's reaction point at the
+// NIC's line rate and its 50 us CNP interval, and the NIC takes it; a value
+// given replaces only its own field.
+func TestDCQCNConfigDefaults(t *testing.T) {
+	const clockHz = 156_250_000
+	interval, c := dcqcnConfig(scenario.DCQCN{}, 64, clockHz)
+	assert.Equal(t, dcqcn.DefaultConfig(64*clockHz, clockHz), c)
+	assert.Equal(t, dcqcn.DefaultCNPInterval(clockHz), interval)
+	assert.Equal(t, dcqcn.Rate(8*dcqcn.RateOne), c.LineRate, "64 bits a cycle: 8 bytes")
+	_, err := nic.NodeConfigWrites(rc.NodeConfig{IP: netip.AddrFrom4([4]byte{10, 0, 0, 1}), ClockHz: clockHz, CNPInterval: interval, DCQCN: c})
+	require.NoError(t, err)
+
+	interval, c2 := dcqcnConfig(scenario.DCQCN{CNPInterval: 2000, GShift: 4, MinMbps: 312.5}, 64, clockHz)
+	assert.Equal(t, uint64(2000), interval)
+	assert.Equal(t, uint8(4), c2.GShift)
+	assert.Equal(t, c.LineRate/32, c2.MinRate, "312.5 Mbit/s is a 32nd of 10 Gbit/s")
+	c2.GShift, c2.MinRate = c.GShift, c.MinRate
+	assert.Equal(t, c, c2, "the other fields keep the paper's values")
 }
