@@ -223,31 +223,7 @@ func BenchmarkNICSystem(b *testing.B) {
 	sc := parse(b, fmt.Sprintf(`
 name = "nic-system-bench"
 cycles = 1_000_000_000
-[[model]]
-name = "nic0"
-top = "nic"
-[[model]]
-name = "nic1"
-top = "nic"
-[[model]]
-name = "sw"
-top = "switch4"
-[[link]]
-from = "nic0.out0"
-to = "sw.in0"
-latency = 156
-[[link]]
-from = "sw.out0"
-to = "nic0.in0"
-latency = 156
-[[link]]
-from = "nic1.out0"
-to = "sw.in1"
-latency = 156
-[[link]]
-from = "sw.out1"
-to = "nic1.in0"
-latency = 156
+%s
 [[rdma]]
 nics = ["nic0", "nic1"]
 qps = 8
@@ -259,7 +235,7 @@ imm_pct = 0
 min_size = 8192
 max_size = 8192
 pmtu = 1024
-`, b.N))
+`, nicSwitchNIC(64, "", ""), b.N))
 	top, err := engine.LookupTop("nic")
 	require.NoError(b, err)
 	out, err := exec.Command(engine.ModelPath(dir, top, 64), "--raw", "20000").CombinedOutput()

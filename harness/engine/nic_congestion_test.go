@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/pcapio"
 )
 
 // congestionTOML is nic0 -> switch -> nic1 at 64 bits with 1 us links:
@@ -15,39 +17,13 @@ import (
 // frames to nic1's MAC at half the line rate for about crossFor cycles
 // (an incast: sw.out1 is offered 1.5 times its rate). All frames share
 // queue 0 (DSCP_MAP and DEFAULT_PRIO at reset), whose ECN threshold is
-// ECN_K0. The DCQCN settings (%[1]s) are the fast ones of the NIC model
-// test, so that a rate falls and recovers within a few 10,000 cycles.
+// ECN_K0 (%[5]s: nicSwitchNIC with congestionCSR). The DCQCN settings
+// (%[1]s) are the fast ones of the NIC model test, so that a rate falls
+// and recovers within a few 10,000 cycles.
 const congestionTOML = `
 name = "congestion"
 cycles = 2_000_000
-[[model]]
-name = "nic0"
-top = "nic"
-[[model]]
-name = "nic1"
-top = "nic"
-[[model]]
-name = "sw"
-top = "switch4"
-[model.csr]
-CTRL = 2      # ECN marking on, strict priority
-ECN_K0 = 4096 # bytes queued on an egress port before ECT frames are marked
-[[link]]
-from = "nic0.out0"
-to = "sw.in0"
-latency = 156
-[[link]]
-from = "sw.out0"
-to = "nic0.in0"
-latency = 156
-[[link]]
-from = "nic1.out0"
-to = "sw.in1"
-latency = 156
-[[link]]
-from = "sw.out1"
-to = "nic1.in0"
-latency = 156
+%[5]s
 [[traffic]]
 kind = "l2"
 to = "sw.in2"
@@ -71,6 +47,11 @@ max_size = 8192
 outstanding = 16
 %[1]s
 `
+
+// congestionCSR turns the switch's ECN marking on.
+const congestionCSR = `[model.csr]
+CTRL = 2      # ECN marking on, strict priority
+ECN_K0 = 4096 # bytes queued on an egress port before ECT frames are marked`
 
 // fastDCQCN is the reaction point of TestNICCongestion (cosim): at 64 bits
 // the line is 10 Gbit/s, so R_AI is a line/8, R_HAI line/4, the floor
@@ -103,24 +84,20 @@ func TestNICSwitchCongestion(t *testing.T) {
 		frames    = crossFor / (188 + 188)
 		messages  = 600
 	)
-	// nic0's send rate in bytes per cycle over [from, to), from the pcapng
-	rate := func(t *testing.T, dir string, from, to uint64) float64 {
+	// nic0's send rate in bytes per cycle over [from, to), from its
+	// frames in the pcapng
+	rate := func(sent []pcapio.Packet, from, to uint64) float64 {
 		var n int
-		for name, ps := range byInterface(packets(t, dir)) {
-			if !strings.HasPrefix(name, "nic0.out0") {
-				continue
-			}
-			for _, p := range ps {
-				if p.Cycle >= from && p.Cycle < to {
-					n += len(p.Data)
-				}
+		for _, p := range sent {
+			if p.Cycle >= from && p.Cycle < to {
+				n += len(p.Data)
 			}
 		}
 		return float64(n) / float64(to-from)
 	}
 	type result struct{ pre, cong, rec float64 }
 	runOne := func(t *testing.T, dcqcn string) result {
-		sc := parse(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages))
+		sc := parse(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, nicSwitchNIC(64, congestionCSR, "")))
 		cfg := config(t, sc, 1)
 		s, err := run(t, cfg)
 		requirePass(t, s, err)
@@ -137,8 +114,13 @@ func TestNICSwitchCongestion(t *testing.T) {
 		require.Equal(t, sent, got, "nic0 got every CNP (no loss on the links)")
 		end := uint64(crossFrom + crossFor)
 		require.Greater(t, s.Cycles, end+60_000, "the run outlasts the incast by enough to recover")
-		r := result{rate(t, cfg.OutDir, 10_000, crossFrom), rate(t, cfg.OutDir, crossFrom+10_000, end),
-			rate(t, cfg.OutDir, end+40_000, end+60_000)}
+		var sent0 []pcapio.Packet
+		for name, ps := range byInterface(packets(t, cfg.OutDir)) {
+			if strings.HasPrefix(name, "nic0.out0") {
+				sent0 = append(sent0, ps...)
+			}
+		}
+		r := result{rate(sent0, 10_000, crossFrom), rate(sent0, crossFrom+10_000, end), rate(sent0, end+40_000, end+60_000)}
 		t.Logf("%d CE marks, %d CNPs; nic0 bytes/cycle: %.2f before the incast, %.2f during, %.2f from 40k cycles after",
 			marks, sent, r.pre, r.cong, r.rec)
 		return r

@@ -8,55 +8,38 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// nicSystemTOML is two RTL NICs through the RTL switch, every link 1 us
-// (156 cycles at 156.25 MHz) with seeded loss and corruption, and an RDMA
-// workload of mixed SEND, WRITE and READ with and without immediate.
-const nicSystemTOML = `
-name = "nic-switch-nic"
+// nicSwitchNIC is the models and links of two RTL NICs through the RTL
+// 4-port switch at width bits, nic0 on port 0 and nic1 on port 1, every
+// link 1 us (156 cycles at 156.25 MHz). swExtra follows the switch's
+// [[model]] (its [model.csr]), linkExtra every [[link]] (its faults).
+func nicSwitchNIC(width int, swExtra, linkExtra string) string {
+	s := ""
+	for _, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
+	}
+	s += fmt.Sprintf("[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = %d\n%s\n", width, swExtra)
+	for p, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"sw.in%d\"\nlatency = 156\n%s\n", m, p, linkExtra)
+		s += fmt.Sprintf("[[link]]\nfrom = \"sw.out%d\"\nto = \"%s.in0\"\nlatency = 156\n%s\n", p, m, linkExtra)
+	}
+	return s
+}
+
+// nicSystemTOML is two RTL NICs through the RTL switch, every link with
+// seeded loss and corruption, and an RDMA workload of mixed SEND, WRITE and
+// READ with and without immediate.
+func nicSystemTOML(width int, lossPct, corruptPct float64, messages int) string {
+	return fmt.Sprintf(`name = "nic-switch-nic"
 cycles = 200_000_000
-[[model]]
-name = "nic0"
-top = "nic"
-data_width = %[1]d
-[[model]]
-name = "nic1"
-top = "nic"
-data_width = %[1]d
-[[model]]
-name = "sw"
-top = "switch4"
-data_width = %[1]d
-[[link]]
-from = "nic0.out0"
-to = "sw.in0"
-latency = 156
-loss_pct = %[2]g
-corrupt_pct = %[3]g
-[[link]]
-from = "sw.out0"
-to = "nic0.in0"
-latency = 156
-loss_pct = %[2]g
-corrupt_pct = %[3]g
-[[link]]
-from = "nic1.out0"
-to = "sw.in1"
-latency = 156
-loss_pct = %[2]g
-corrupt_pct = %[3]g
-[[link]]
-from = "sw.out1"
-to = "nic1.in0"
-latency = 156
-loss_pct = %[2]g
-corrupt_pct = %[3]g
+%s
 [[rdma]]
 nics = ["nic0", "nic1"]
 qps = 8
-messages = %[4]d
+messages = %d
 max_size = 8192
 pmtu = 1024
-`
+`, nicSwitchNIC(width, "", fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", lossPct, corruptPct)), messages)
+}
 
 // The issue's system test: 10,000 mixed messages between two RTL NICs
 // through the RTL switch with 1 % loss and 0.1 % corruption on every link.
@@ -64,7 +47,7 @@ pmtu = 1024
 // counter of the three models agrees, every message completes with
 // success and both hosts' memory is what golden and the workload say.
 func TestNICSwitchNIC(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(nicSystemTOML, 64, 1.0, 0.1, 10_000))
+	sc := parse(t, nicSystemTOML(64, 1.0, 0.1, 10_000))
 	cfg := config(t, sc, 1)
 	s, err := run(t, cfg)
 	requirePass(t, s, err)
