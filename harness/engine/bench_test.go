@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -26,8 +27,11 @@ import (
 // harness (socket protocol, sources, golden model, scoreboard, pcapng) in
 // open loop, and reports both speeds and their ratio. b.N is the number of
 // frames per input port; every input port gets N frames of exactly S bytes
-// in both runs, as fast as the DUT takes them, with no backpressure. ns/op
-// is the harness's wall time per frame and port.
+// in both runs, as fast as the DUT takes them, with no backpressure. The
+// two runs alternate for COSIM_BENCH_ROUNDS rounds (default 3) and every
+// figure is a median, since one raw run of a second or two moves by 20 %
+// with the machine's load. ns/op is the harness's wall time per frame and
+// port.
 //
 //	go test -run '^$' -bench HarnessVsRaw ./harness/engine
 //
@@ -61,29 +65,13 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	top, err := engine.LookupTop(topName)
 	require.NoError(b, err)
 	n := b.N
-
-	// (a) raw.
-	var rawKids0, rawKids1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &rawKids0)
-	out, err := exec.Command(engine.ModelPath(dir, top, width), "--raw", strconv.Itoa(n), "--size", strconv.Itoa(size)).CombinedOutput()
-	require.NoError(b, err, "%s", out)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &rawKids1)
-	c, w := rawCyclesRE.FindSubmatch(out), rawWallRE.FindSubmatch(out)
-	require.NotNil(b, c, "raw output: %s", out)
-	require.NotNil(b, w, "raw output: %s", out)
-	rawCycles, _ := strconv.ParseFloat(string(c[1]), 64)
-	rawOut, _ := strconv.Atoi(string(c[3]))
-	rawWall, _ := strconv.ParseFloat(string(w[1]), 64)
 	// The switch floods the raw mode's frames (their addresses are byte
 	// counters) and drops what its egress cannot hold.
 	flooding := topName == "switch4"
-	if !flooding {
-		require.Equal(b, n*top.In, rawOut, "raw: every frame out")
-	}
 
-	// (b) the harness: a pcap of N frames of exactly size bytes per input
-	// port. nic_icrc port 0 (insert) takes frames that end before the
-	// ICRC, port 1 (check) frames with it.
+	// The harness's stimulus: a pcap of N frames of exactly size bytes per
+	// input port. nic_icrc port 0 (insert) takes frames that end before
+	// the ICRC, port 1 (check) frames with it.
 	tmp := b.TempDir()
 	toml := fmt.Sprintf("name = \"bench-%s-%d\"\ncycles = 1_000_000_000_000\n[[model]]\nname = \"dut\"\ntop = %q\ndata_width = %d\n",
 		topName, size, topName, width)
@@ -98,7 +86,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		toml += fmt.Sprintf("[[traffic]]\nkind = \"pcap\"\nto = \"dut.in%d\"\nfile = %q\n", port, path)
 	}
 	sc := parse(b, toml)
-	cfg := engine.Config{Scenario: sc, Seed: 1, OutDir: filepath.Join(tmp, "out"), ModelDir: dir}
+	cfg := engine.Config{Scenario: sc, Seed: 1, ModelDir: dir}
 	if w := os.Getenv("COSIM_BENCH_MAX_WINDOW"); w != "" { // for studies: the harness's window bound
 		cfg.MaxWindow, err = strconv.ParseUint(w, 10, 64)
 		require.NoError(b, err)
@@ -112,42 +100,121 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		require.NoError(b, err)
 	}
 	cfg.NoPipeline = os.Getenv("COSIM_BENCH_LOCKSTEP") != "" // to compare with lock step
+	rounds := 3
+	if r := os.Getenv("COSIM_BENCH_ROUNDS"); r != "" {
+		rounds, err = strconv.Atoi(r)
+		require.NoError(b, err)
+		require.Positive(b, rounds, "COSIM_BENCH_ROUNDS")
+	}
+	if n < 1000 { // the framework's first probes: one round says how long N takes
+		rounds = 1
+	}
+
+	// Raw and harness runs alternate, so that both see the same share of
+	// whatever else the machine is doing; every figure is the median over
+	// the rounds, the ratio the median of each round's own ratio.
+	var raw, harness []runSpeed
+	var ratios, frameRatios []float64
+	for round := range rounds {
+		b.StopTimer()
+		r := rawRun(b, engine.ModelPath(dir, top, width), n, size)
+		if !flooding {
+			require.Equal(b, n*top.In, r.frames, "raw: every frame out")
+		}
+		cfg.OutDir = filepath.Join(tmp, fmt.Sprintf("out%d", round))
+		b.StartTimer()
+		h := harnessRun(b, cfg)
+		b.StopTimer()
+		if flooding {
+			require.Equal(b, r.frames, h.frames, "harness: the frames out of the raw run")
+		} else {
+			require.Equal(b, n*top.In, h.frames, "harness: every frame out")
+		}
+		raw, harness = append(raw, r), append(harness, h)
+		ratios = append(ratios, h.cyclesPerSec()/r.cyclesPerSec())
+		frameRatios = append(frameRatios, h.framesPerSec()/r.framesPerSec())
+		b.Logf("N=%d round %d: raw %d cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs",
+			n, round, r.cycles, r.wall, h.cycles, h.wall, h.windows, h.goCPU, h.modelCPU)
+	}
+	med := func(f func(runSpeed) float64, runs []runSpeed) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return median(v)
+	}
+	b.ReportMetric(med(runSpeed.cyclesPerSec, harness), "harness_cycles/s")
+	b.ReportMetric(med(runSpeed.framesPerSec, harness), "harness_frames/s")
+	b.ReportMetric(med(runSpeed.cyclesPerSec, raw), "raw_cycles/s")
+	b.ReportMetric(med(runSpeed.framesPerSec, raw), "raw_frames/s")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(median(frameRatios), "frames_ratio")
+	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.windows) / r.wall }, harness), "windows/s")
+	// Where the harness's wall time goes: CPU of the Go side (this
+	// process: sources, golden, scoreboard, pcapng, protocol) and of the
+	// model process (RTL and its end of the protocol).
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.goCPU / r.wall }, harness), "go_cpu/wall")
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, harness), "model_cpu/wall")
+	// On a shared machine the raw run may wait for a CPU too: below 1,
+	// its speed (and so the ratio) says more about the load than the code.
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, raw), "raw_cpu/wall")
+	// ns/op: the median harness run's wall time per frame and port.
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.wall }, harness)*1e9/float64(n), "ns/op")
+}
+
+// runSpeed is one run of a benchmark: simulated cycles and frames out in
+// wall seconds, and the CPU seconds of the Go side and the model process.
+type runSpeed struct {
+	cycles, frames, windows int
+	wall, goCPU, modelCPU   float64
+}
+
+func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
+func (r runSpeed) framesPerSec() float64 { return float64(r.frames) / r.wall }
+
+// rawRun runs the model's own loop (sim/raw.cpp) on n frames of size bytes
+// per input port.
+func rawRun(b *testing.B, model string, n, size int) runSpeed {
+	var k0, k1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &k0)
+	out, err := exec.Command(model, "--raw", strconv.Itoa(n), "--size", strconv.Itoa(size)).CombinedOutput()
+	require.NoError(b, err, "%s", out)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &k1)
+	c, w := rawCyclesRE.FindSubmatch(out), rawWallRE.FindSubmatch(out)
+	require.NotNil(b, c, "raw output: %s", out)
+	require.NotNil(b, w, "raw output: %s", out)
+	var r runSpeed
+	r.cycles, _ = strconv.Atoi(string(c[1]))
+	r.frames, _ = strconv.Atoi(string(c[3]))
+	r.wall, _ = strconv.ParseFloat(string(w[1]), 64)
+	r.modelCPU = cpuSeconds(k1) - cpuSeconds(k0)
+	return r
+}
+
+// harnessRun runs cfg through the whole harness and requires it to pass.
+func harnessRun(b *testing.B, cfg engine.Config) runSpeed {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var self0, kids0, self1, kids1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
-	b.ResetTimer()
 	s, err := engine.Run(ctx, cfg)
-	b.StopTimer()
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1) // the model, reaped by Run
 	requirePass(b, s, err)
-	if flooding {
-		require.Equal(b, rawOut, s.FramesOut, "harness: the frames out of the raw run")
-	} else {
-		require.Equal(b, n*top.In, s.FramesOut, "harness: every frame out")
+	return runSpeed{
+		cycles: int(s.Cycles), frames: s.FramesOut, windows: s.Windows, wall: s.WallSeconds,
+		goCPU: cpuSeconds(self1) - cpuSeconds(self0), modelCPU: cpuSeconds(kids1) - cpuSeconds(kids0),
 	}
+}
 
-	hCycles, hFrames := float64(s.Cycles)/s.WallSeconds, float64(s.FramesOut)/s.WallSeconds
-	b.ReportMetric(hCycles, "harness_cycles/s")
-	b.ReportMetric(hFrames, "harness_frames/s")
-	b.ReportMetric(rawCycles/rawWall, "raw_cycles/s")
-	b.ReportMetric(float64(rawOut)/rawWall, "raw_frames/s")
-	b.ReportMetric(hCycles/(rawCycles/rawWall), "ratio")
-	b.ReportMetric(hFrames/(float64(rawOut)/rawWall), "frames_ratio")
-	b.ReportMetric(float64(s.Windows)/s.WallSeconds, "windows/s")
-	// Where the harness's wall time goes: CPU of the Go side (this
-	// process: sources, golden, scoreboard, pcapng, protocol) and of the
-	// model process (RTL and its end of the protocol).
-	goCPU, modelCPU := cpuSeconds(self1)-cpuSeconds(self0), cpuSeconds(kids1)-cpuSeconds(kids0)
-	b.ReportMetric(goCPU/s.WallSeconds, "go_cpu/wall")
-	b.ReportMetric(modelCPU/s.WallSeconds, "model_cpu/wall")
-	// On a shared machine the raw run may wait for a CPU too: below 1,
-	// its speed (and so the ratio) says more about the load than the code.
-	b.ReportMetric((cpuSeconds(rawKids1)-cpuSeconds(rawKids0))/rawWall, "raw_cpu/wall")
-	b.Logf("N=%d: raw %.0f cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs",
-		n, rawCycles, rawWall, s.Cycles, s.WallSeconds, s.Windows, goCPU, modelCPU)
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // rawFrames are the frames the model's raw mode sends into port
