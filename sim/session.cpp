@@ -12,6 +12,9 @@
 //                   start); answered in this window's reply
 //   3. RUN to cycle T: simulate cycles now..T-1, then send, in one write:
 //        ACCEPT* FRAME* CSR_DATA* MEM_DATA* DONE(cycle T)
+//      A thread of its own writes the reply, while the model reads and
+//      runs the next window: the harness reads a reply only as fast as it
+//      checks it, and the simulation need not wait for that.
 //      RUN to the current cycle simulates nothing and just answers. If the
 //      DUT fails in cycle c (kErrModel), the reply carries what completed
 //      before and ERROR (cycle c) in place of DONE; then the model exits 1.
@@ -20,8 +23,11 @@
 // so does a failing model (kErrModel). EOF or silence from the harness:
 // a message on stderr and exit 1.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -63,6 +69,105 @@ const char* type_name(uint16_t t) {
 // The failure was already sent as ERROR and printed; just exit 1.
 struct Reported {};
 
+// Writer writes the model's messages to the harness from a thread of its
+// own, in the order they were handed over. At most one buffer waits while
+// another is written, so a model is at most two replies ahead of the
+// harness's reads. A failed write ends the writing; the next send or
+// drain throws it as PeerGone.
+class Writer {
+public:
+    explicit Writer(Conn& conn) : conn_(conn), thread_([this] { loop(); }) {}
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    ~Writer() { finish(); }
+
+    // Hands over buf's bytes (waiting while the buffer before still waits)
+    // and gives buf back empty, with the capacity of one written before.
+    // A small buffer with nothing ahead of it is written at once: it fits
+    // the socket's buffer, and waking the thread would only add latency
+    // (a live bridge waits for every reply).
+    void send(std::vector<uint8_t>& buf) {
+        std::unique_lock<std::mutex> lk(mu_);
+        if (buf.size() <= kDirect && !waiting_ && !writing_ && error_.empty()) {
+            lk.unlock();  // only this thread hands over: the writer stays idle
+            try {
+                conn_.write(buf.data(), buf.size());
+            } catch (const std::exception& e) {
+                lk.lock();
+                error_ = e.what();
+                throw;
+            }
+            buf.clear();
+            return;
+        }
+        cv_.wait(lk, [this] { return !waiting_; });
+        if (!error_.empty()) throw PeerGone(error_);
+        waiting_buf_.swap(buf);
+        waiting_ = true;
+        buf.swap(spare_);
+        buf.clear();
+        cv_.notify_all();
+    }
+    // Waits until everything handed over is written.
+    void drain() {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [this] { return !waiting_ && !writing_; });
+        if (!error_.empty()) throw PeerGone(error_);
+    }
+    // Writes what is left and ends the thread; never throws.
+    void finish() {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (stop_) return;
+            stop_ = true;
+            cv_.notify_all();
+        }
+        thread_.join();
+    }
+
+private:
+    static constexpr size_t kDirect = 64 << 10;  // bytes: well under a Unix socket's buffer
+
+    void loop() {
+        std::unique_lock<std::mutex> lk(mu_);
+        for (;;) {
+            cv_.wait(lk, [this] { return waiting_ || stop_; });
+            if (!waiting_) return;  // stopped with nothing left
+            std::vector<uint8_t> buf;
+            buf.swap(waiting_buf_);
+            waiting_ = false;
+            writing_ = true;
+            const bool failed = !error_.empty();
+            cv_.notify_all();
+            lk.unlock();
+            std::string err;
+            if (!failed) {
+                try {
+                    conn_.write(buf.data(), buf.size());
+                } catch (const std::exception& e) {
+                    err = e.what();
+                }
+            }
+            lk.lock();
+            if (error_.empty()) error_ = err;
+            if (buf.capacity() > spare_.capacity()) spare_.swap(buf);
+            writing_ = false;
+            cv_.notify_all();
+        }
+    }
+
+    Conn& conn_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<uint8_t> waiting_buf_;  // handed over, not yet taken by the thread
+    std::vector<uint8_t> spare_;        // the largest written buffer, for reuse
+    bool waiting_ = false;
+    bool writing_ = false;
+    bool stop_ = false;
+    std::string error_;  // the first failed write's
+    std::thread thread_;  // last: it starts with everything above ready
+};
+
 // A buffer of outgoing messages, sent with one write.
 class Out {
 public:
@@ -75,10 +180,7 @@ public:
         append(&body, sizeof body);
         if (tail_len != 0) append(tail, tail_len);
     }
-    void send(Conn& c) {
-        c.write(buf_.data(), buf_.size());
-        buf_.clear();
-    }
+    void send(Writer& w) { w.send(buf_); }
     void clear() { buf_.clear(); }
     void append_all(const Out& o) { buf_.insert(buf_.end(), o.buf_.begin(), o.buf_.end()); }
 
@@ -93,7 +195,7 @@ private:
 class Session {
 public:
     Session(Conn& conn, const Options& opt, const ModelInfo& info, const DutFactory& make)
-        : conn_(conn), opt_(opt), info_(info), make_(make) {}
+        : conn_(conn), writer_(conn), opt_(opt), info_(info), make_(make) {}
 
     int run();
 
@@ -129,7 +231,8 @@ private:
         }
     }
 
-    Conn& conn_;
+    Conn& conn_;  // read here, written by writer_
+    Writer writer_;
     const Options& opt_;
     const ModelInfo& info_;
     const DutFactory& make_;
@@ -147,7 +250,7 @@ void Session::send_error(uint32_t code, const std::string& text) {
         Out o;
         const uint64_t cycle = model_.started() ? model_.sim().now() : 0;
         o.add(kError, 0, cycle, ErrorBody{code, uint32_t(text.size())}, text.data(), text.size());
-        o.send(conn_);
+        o.send(writer_);
     } catch (const std::exception&) {
         // The harness is gone too; stderr has the reason.
     }
@@ -189,7 +292,7 @@ void Session::hello() {
     b.text_len = uint32_t(text.size());
     Out o;
     o.add(kHello, 0, 0, b, text.data(), text.size());
-    o.send(conn_);
+    o.send(writer_);
 }
 
 void Session::start(const MsgHeader& h) {
@@ -328,7 +431,7 @@ void Session::run_window(const MsgHeader& h) {
         std::fprintf(stderr, "model %s: error: %s\n", info_.name.c_str(), failure.c_str());
         reply_.add(kError, 0, sim.now(), ErrorBody{kErrModel, uint32_t(failure.size())}, failure.data(),
                    failure.size());
-        reply_.send(conn_);
+        reply_.send(writer_);
         throw Reported();
     }
     DoneBody d{};
@@ -337,7 +440,7 @@ void Session::run_window(const MsgHeader& h) {
     d.src_stalls = sim.src_stalls();
     d.sink_stalls = sim.sink_stalls();
     reply_.add(kDone, sim.busy() ? kDoneBusy : 0, sim.now(), d);
-    reply_.send(conn_);
+    reply_.send(writer_);
 
     sim.accepts.clear();
     sim.recycle_frames();
@@ -357,7 +460,7 @@ bool Session::message(const MsgHeader& h) {
             fixed<GoodbyeBody>(h, true);
             Out o;
             o.add(kGoodbye, 0, model_.sim().now(), GoodbyeBody{0, 0});
-            o.send(conn_);
+            o.send(writer_);
             return false;
         }
         case kError: harness_error(h);
@@ -397,6 +500,7 @@ int Session::run() {
     } catch (const std::exception& e) {
         send_error(kErrInternal, e.what());
     }
+    writer_.finish();  // the last reply, GOODBYE or ERROR reaches the harness first
     model_.stop();
     if (model_.started()) print_dma_counters(info_, model_.sim());
     return status;

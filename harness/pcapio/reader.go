@@ -1,6 +1,7 @@
 package pcapio
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -182,7 +183,9 @@ func (r *Reader) openPcap() error {
 	if r.size < pcapFileHeaderLen {
 		return r.formatErr(fmt.Sprintf("truncated pcap file header (file has only %d of %d bytes)", r.size, pcapFileHeaderLen), io.ErrUnexpectedEOF)
 	}
-	pr, err := pcapgo.NewReader(r.f)
+	// pcapgo reads a record's header and its data with a read each, and
+	// does not buffer: a big buffer makes that one read per 1 MiB.
+	pr, err := pcapgo.NewReader(bufio.NewReaderSize(r.f, 1<<20))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
