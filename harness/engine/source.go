@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/framegen"
@@ -71,11 +72,20 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	// Frames arrive back to back at line rate, with the configured gap
 	// after every burst (after every frame unless burst is set).
 	cycle, burst := t.Start, max(t.Burst, 1)
-	s.frames = make([]stamped, 0, t.Frames)
+	// A capture's frame count is known only at its end: the frames go
+	// into blocks, joined once, instead of a slice regrown (and copied,
+	// and scanned by the GC) a dozen times on the way to a million.
+	var full [][]stamped
+	frames := make([]stamped, 0, max(t.Frames, 1024))
+	count := 0
 	add := func(f []byte, bad bool) {
-		s.frames = append(s.frames, stamped{cycle: cycle, data: f, bad: bad})
+		if len(frames) == cap(frames) {
+			full = append(full, frames)
+			frames = make([]stamped, 0, min(2*cap(frames), 1<<16))
+		}
+		frames = append(frames, stamped{cycle: cycle, data: f, bad: bad})
 		cycle += beats(len(f), dataWidth)
-		if len(s.frames)%burst == 0 {
+		if count++; count%burst == 0 {
 			cycle += uint64(t.GapCycles)
 		}
 	}
@@ -103,7 +113,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			return nil, err
 		}
 		defer r.Close()
-		for t.Frames == 0 || len(s.frames) < t.Frames {
+		for t.Frames == 0 || count < t.Frames {
 			p, err := r.Next()
 			if errors.Is(err, io.EOF) {
 				break
@@ -113,6 +123,10 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			}
 			add(p.Data, false)
 		}
+	}
+	s.frames = frames
+	if full != nil {
+		s.frames = slices.Concat(append(full, frames)...)
 	}
 	if t.PauseFrom != "" {
 		s.pausable, s.dataWidth = true, dataWidth
