@@ -8,11 +8,13 @@ import (
 )
 
 // checker does the checking of a run on its own goroutine, in window
-// order, while the models simulate the next window: golden models,
-// scoreboard and pcapng. The run loop keeps only what the next window
-// needs (which frames were accepted, what crosses the links), so a run
-// takes about the longer of model time and Go time instead of their sum.
-// Order is fixed by the job queue, so results stay deterministic.
+// order, while the models simulate the next window: golden models and
+// scoreboard, and it hands the pcapng records to a recorder goroutine of
+// their own (writing big frames costs as much as checking them). The run
+// loop keeps only what the next window needs (which frames were accepted,
+// what crosses the links), so a run takes about the longest of model
+// time, checking and recording instead of their sum. Order is fixed by
+// the job queues, so results stay deterministic.
 type checker struct {
 	jobs  chan []job
 	free  chan []job // checked batches, emptied, for the run loop to fill again
@@ -20,7 +22,11 @@ type checker struct {
 	done  chan struct{}
 	sb    *scoreboard.Scoreboard
 	pcaps []*pcapio.LinkWriter
-	err   error // first pcap write error; read after close or sync
+
+	records     chan []job // jobRecord only, in job order, to the recorder
+	recordsFree chan []job
+	recorded    chan struct{} // closed when the recorder has ended
+	err         error         // first pcap write error (the recorder's); read after close
 
 	mu     sync.Mutex
 	counts scoreboard.Counts // a snapshot for progress lines
@@ -83,16 +89,31 @@ const (
 
 func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
 	c := &checker{jobs: make(chan []job, queued), free: make(chan []job, queued+2), sync: make(chan bool, 1),
-		done: make(chan struct{}), sb: sb, pcaps: pcaps}
+		done: make(chan struct{}), sb: sb, pcaps: pcaps,
+		records: make(chan []job, queued), recordsFree: make(chan []job, queued+2), recorded: make(chan struct{})}
 	go c.loop()
+	go c.record()
 	return c
 }
 
 func (c *checker) loop() {
 	defer close(c.done)
+	defer close(c.records)
 	for batch := range c.jobs {
+		var records []job
+		select {
+		case records = <-c.recordsFree:
+		default:
+		}
 		for i := range batch {
+			if batch[i].kind == jobRecord {
+				records = append(records, batch[i])
+				continue
+			}
 			c.do(&batch[i])
+		}
+		if len(records) > 0 {
+			c.records <- records
 		}
 		c.mu.Lock()
 		c.counts = c.sb.Counts()
@@ -140,16 +161,32 @@ func (c *checker) do(j *job) {
 			st.Sub = sub.Sub(st.Port, j.data)
 		}
 		c.sb.Observe(st, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
-	case jobRecord:
-		if c.err == nil {
+	case jobSync:
+		c.sync <- c.sb.Outstanding() == 0
+	}
+}
+
+// record writes the pcapng records the checker hands over, in order,
+// until the checker ends.
+func (c *checker) record() {
+	defer close(c.recorded)
+	for batch := range c.records {
+		for i := range batch {
+			j := &batch[i]
+			if c.err != nil {
+				break
+			}
 			if j.note != noteNone {
 				c.err = c.pcaps[j.pcap].WriteFrameOn(0, j.cycle, j.data, noteText[j.note])
 			} else {
 				c.err = c.pcaps[j.pcap].WriteFrame(j.cycle, j.data)
 			}
 		}
-	case jobSync:
-		c.sync <- c.sb.Outstanding() == 0
+		clear(batch)
+		select {
+		case c.recordsFree <- batch[:0]:
+		default:
+		}
 	}
 }
 
@@ -181,10 +218,11 @@ func (c *checker) settled() bool {
 	return <-c.sync
 }
 
-// close waits for every queued job and ends the goroutine.
+// close waits for every queued job and ends the goroutines.
 func (c *checker) close() error {
 	close(c.jobs)
 	<-c.done
+	<-c.recorded
 	return c.err
 }
 
