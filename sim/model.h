@@ -91,6 +91,27 @@ struct HasIdle : std::false_type {};
 template <class T>
 struct HasIdle<T, std::void_t<decltype(std::declval<T&>().idle)>> : std::true_type {};
 
+// Verilator 5.006 keeps the clock's value as of the last eval, against
+// which the next eval detects an edge, in the root's __Vtrigrprev__TOP__clk.
+template <class R, class = void>
+struct HasClkPrev : std::false_type {};
+template <class R>
+struct HasClkPrev<R, std::void_t<decltype(std::declval<R&>().__Vtrigrprev__TOP__clk)>> : std::true_type {};
+
+// clk_prev_of is Ports::clk_prev for a top whose every output is a
+// register or a constant (the top's main vouches for that). Under a
+// Verilator that keeps the value elsewhere it is empty, and the model
+// evaluates both edges as any other.
+template <class Top>
+Sig clk_prev_of(Top& t) {
+    using Root = std::remove_pointer_t<decltype(t.rootp)>;
+    if constexpr (HasClkPrev<Root>::value) {
+        return sig(t.rootp->__Vtrigrprev__TOP__clk, 1, "clk_prev");
+    } else {
+        return Sig{};
+    }
+}
+
 // Binds the convention ports of a top; widths come from the build info and
 // are checked against the Verilated types.
 template <class Top>

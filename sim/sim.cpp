@@ -13,6 +13,7 @@ Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing, 
       csr_bus_(dut.ports.csr),
       idle_(dut.ports.idle),
       tracing_(tracing),
+      clk_prev_(tracing ? nullptr : dut.ports.clk_prev.p),
       csr_(dut.ports.csr),
       dma_bus_(dut.ports.dma) {
     if (dma_bus_) {
@@ -38,11 +39,21 @@ void Sim::finished() {
 // (falling edge), sample, rising edge, eval, clk low again. Each half cycle
 // is dumped when tracing, so in the trace the inputs change with the
 // falling edge. Two evals per cycle: the falling edge and the new inputs
-// share one.
+// share one. Without `fall` (clk_prev_ set) only the rising edge's: the
+// top's outputs are registers, so the sample sees what the falling-edge
+// eval would have left; clearing the model's record of clk stands for that
+// eval's edge detection, and the rising-edge eval takes the new inputs
+// (Verilator evaluates the logic on inputs before the clocked logic) as it
+// would have. Reset evaluates both edges (the first eval also initializes
+// the model).
 template <class Sample>
-void Sim::cycle(Sample&& sample) {
-    dut_.eval();
-    if (tracing_) dut_.trace_dump(ctx_.time());
+void Sim::cycle(bool fall, Sample&& sample) {
+    if (fall) {
+        dut_.eval();
+        if (tracing_) dut_.trace_dump(ctx_.time());
+    } else {
+        *clk_prev_ = 0;
+    }
     sample();
     ctx_.timeInc(half_period_);
     *clk_ = 1;
@@ -64,7 +75,7 @@ void Sim::reset() {
     *p.rst.p = 1;
     try {
         for (uint32_t c = 0; c < kResetCycles; ++c) {
-            cycle([] {});
+            cycle(true, [] {});
             if (ctx_.gotFinish()) finished();
         }
     } catch (const RtlStop& e) {
@@ -81,7 +92,7 @@ void Sim::run_until(uint64_t end) {
             for (AxisSink& s : sinks_) s.drive(now_);
             if (csr_bus_) csr_.drive(now_);
             if (dma_bus_) dma_.drive(now_);
-            cycle([this] {
+            cycle(clk_prev_ == nullptr, [this] {
                 // Handshakes as the flops see them at the rising edge.
                 for (AxisSource& s : sources_) s.sample(now_, accepts);
                 for (AxisSink& s : sinks_) s.sample(now_, frames);

@@ -14,7 +14,9 @@
 // Clock and time:
 //   - One clock, one cycle per loop. In each cycle: clk falls, the adapters
 //     drive the inputs, eval; the adapters sample the handshakes; clk rises,
-//     eval. Inputs never change at a rising edge.
+//     eval. Inputs never change at a rising edge. A top whose outputs are
+//     all registers (Ports::clk_prev) skips the falling-edge eval
+//     unless tracing: its outputs could not change there.
 //   - reset(): every input is assigned (zero), then rst is high for
 //     kResetCycles = 8 cycles with no tvalid, no strobes and tready low.
 //     rst is low from cycle 0 on: cycle 0 is the first cycle after reset,
@@ -44,6 +46,16 @@ struct Ports {
     CsrBus csr;  // empty if the top has no CSR port
     DmaBus dma;  // empty if the top has no DMA port
     Sig idle;    // empty if the top has no idle output
+    // Optional, set by a top's main (run()'s customize callback) when every
+    // output is a register or a constant, so that no output follows an
+    // input within a cycle: the Verilated model's record of clk as of its
+    // last eval (model.h clk_prev_of; empty where Verilator keeps it
+    // under another name). Sim then
+    // skips the falling-edge eval when not tracing and clears this instead,
+    // so that the next eval still sees a rising edge; that eval takes the
+    // new inputs, so every flop loads what it would have. A top with a
+    // combinational path from an input to an output must leave it empty.
+    Sig clk_prev;
 };
 
 // The RTL stopped itself: $finish, $stop, $error or an assertion under
@@ -126,7 +138,7 @@ public:
 
 private:
     template <class Sample>
-    void cycle(Sample&& sample);
+    void cycle(bool fall, Sample&& sample);
     [[noreturn]] void finished();
 
     VerilatedContext& ctx_;
@@ -135,6 +147,7 @@ private:
     CsrBus csr_bus_;
     Sig idle_;
     bool tracing_;
+    uint8_t* clk_prev_;  // falling edge without an eval (Ports::clk_prev), or null
     uint64_t half_period_;  // in the context's time precision
     uint64_t now_ = 0;
     BufferPool pool_;  // before the adapters, which hold its address

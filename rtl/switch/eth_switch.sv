@@ -85,12 +85,20 @@
 //   - state is packed, each register read before its nonblocking write
 //     (the model then writes it in place: a nonblocking write to an
 //     unpacked array, or to a register read after it, costs a shadow copy
-//     and bookkeeping in every cycle); the frame buffer is the exception;
+//     and bookkeeping in every cycle); the frame buffer and the egress
+//     queues are the exceptions: unpacked (a read is a plain array access)
+//     and written with blocking assignments where no clocked logic reads
+//     them after the write;
+//   - a beat updates only what changes with it (the ingress's beat count
+//     and write address, the egress's beat and remaining bytes); a frame's
+//     fields are written once, at its last beat or its pick;
 //   - no wide signal leaves a per-port instance (its copy into the parent's
 //     array would be made at every edge): the header beats go from s_axis
 //     to switch_decide, the buffer registers the beats the egress reads;
 //   - switch_egress is inlined, so its logic on m_axis_tready is evaluated
-//     with the rest.
+//     with the rest;
+//   - every output is a register or a constant, so the simulation skips
+//     the falling-edge eval (sim/tops/switch_top.cpp); keep it so.
 // A change made for speed must keep the behaviour cycle for cycle: the
 // TestSwitch* tests (harness/engine, cosim) check it against the golden
 // model.

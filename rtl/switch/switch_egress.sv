@@ -50,7 +50,9 @@
 // Simulation speed: only taken, the pick and the read request depend on
 // m_axis_tready (Verilator evaluates those at every eval); the candidate
 // pick depends on registers only, and the registers change in the one
-// always_ff (see eth_switch).
+// always_ff (see eth_switch): a frame's fields at its pick, then per beat
+// only the beat number, the bytes left and tkeep/tlast. The queues are an
+// unpacked array, so a queue's head is a plain array read.
 //
 // Reset (synchronous, active high) empties the queues and the PFC frames waiting,
 // clears the output valid flag, the pause timers and the DRR state
@@ -178,12 +180,15 @@ module switch_egress #(
     } pfc_t;
 
     // ---- state ----
-    // (all packed: in the Verilated model each nonblocking write to an
-    // unpacked array costs bookkeeping in every cycle, written or not)
+    // (packed but for qmem: in the Verilated model each nonblocking write to
+    // an unpacked array costs bookkeeping in every cycle, written or not)
 
-    // queues of copies; nonempty_q[q] is qwr_q[q] != qrd_q[q]
+    // queues of copies; nonempty_q[q] is qwr_q[q] != qrd_q[q]. qmem is
+    // unpacked and written with blocking assignments (see the always_ff):
+    // a head is then a plain array read, where a packed array of this size
+    // takes a wide bit-field extraction at every evaluation.
     /* verilator tracing_off */
-    desc_t [QUEUES-1:0][QDEPTH-1:0] qmem;    // (too wide to trace usefully)
+    desc_t                          qmem [QUEUES][QDEPTH];   // (too wide to trace usefully)
     /* verilator tracing_on */
     logic [QUEUES-1:0][QPTR_W:0]    qwr_q;
     logic [QUEUES-1:0][QPTR_W:0]    qrd_q;
@@ -216,6 +221,7 @@ module switch_egress #(
     pfc_t                           cur_pent_q;
     logic [2:0]                     cur_prio_q;
     logic [BEAT_W-1:0]              cur_beat_q;
+    logic [LEN_W:0]                 cur_rem_q;    // bytes from the beat on m_axis to the frame's end
 
     // ---- the pick, should the transmitter be free (registers only) ----
 
@@ -346,9 +352,7 @@ module switch_egress #(
 
     always_ff @(posedge clk) begin
         logic                    l_pfc;
-        desc_t                   l_desc;
         pfc_t                    l_pent;
-        logic [2:0]              l_prio;
         logic [BEAT_W-1:0]       l_beat;
         int                      base;
         int                      rem;
@@ -363,29 +367,31 @@ module switch_egress #(
         logic [QUEUES-1:0][31:0] pz;
         logic [QUEUES-1:0]       pm;
 
-        // the transmitter: the pick's first beat or the next beat
+        // the transmitter: the pick's first beat or the next beat (the
+        // frame's fields are written only at the pick)
         if (pick_pfc || pick_queue || (taken && !out_last_q)) begin
             if (pick_pfc) begin
-                l_pfc  = 1'b1;
-                l_desc = cur_desc_q;
-                l_pent = pwait[phead];
-                l_prio = l_pent.prio;
-                l_beat = '0;
+                l_pfc       = 1'b1;
+                l_pent      = pwait[phead];
+                l_beat      = '0;
+                rem         = PFC_LEN;
+                cur_pent_q <= l_pent;
+                cur_prio_q <= l_pent.prio;
             end else if (pick_queue) begin
-                l_pfc  = 1'b0;
-                l_desc = cand_desc;
-                l_pent = cur_pent_q;
-                l_prio = cand_q;
-                l_beat = '0;
+                l_pfc       = 1'b0;
+                l_pent      = cur_pent_q;
+                l_beat      = '0;
+                rem         = int'(cand_desc.len);
+                cur_desc_q <= cand_desc;
+                cur_prio_q <= cand_q;
             end else begin
                 l_pfc  = cur_pfc_q;
-                l_desc = cur_desc_q;
                 l_pent = cur_pent_q;
-                l_prio = cur_prio_q;
                 l_beat = cur_beat_q + 1'b1;
+                rem    = int'(cur_rem_q) - KEEP_WIDTH;
             end
+            // rem: the frame's length less the beats before this one
             base = int'(l_beat) * KEEP_WIDTH;
-            rem  = (l_pfc ? PFC_LEN : int'(l_desc.len)) - base;
             if (rem >= KEEP_WIDTH) begin
                 out_keep_q <= '1;
             end else if (rem <= 0) begin
@@ -424,10 +430,8 @@ module switch_egress #(
                 end
             end
             cur_pfc_q  <= l_pfc;
-            cur_desc_q <= l_desc;
-            cur_pent_q <= l_pent;
-            cur_prio_q <= l_prio;
             cur_beat_q <= l_beat;
+            cur_rem_q  <= (LEN_W + 1)'(rem);
         end
         if (pick_pfc || pick_queue) begin
             out_valid_q <= 1'b1;
@@ -436,15 +440,20 @@ module switch_egress #(
         end
 
         // copies: copy i lands at the write pointer of its queue as advanced
-        // by the copies of lower ports; the pick takes the head
+        // by the copies of lower ports; the pick takes the head. qmem is
+        // written with blocking assignments: only the always_comb above
+        // reads it, after this block, so they act as nonblocking ones
+        // without the Verilated model's per-cycle bookkeeping.
         if (enq_valid != '0 || pick_queue) begin
             w  = qwr_q;
             ne = nonempty_q;
             for (int i = 0; i < PORTS; i++) begin
                 if (enq_valid[i]) begin
-                    qmem[enq_prio[i]][w[enq_prio[i]][QPTR_W-1:0]] <=
+                    /* verilator lint_off BLKSEQ */
+                    qmem[enq_prio[i]][w[enq_prio[i]][QPTR_W-1:0]] =
                         '{slot: enq_slot[i], len: enq_len[i], mark: enq_mark[i], vlan: enq_tagged[i],
                           tos: enq_tos[i], csum: enq_csum[i]};
+                    /* verilator lint_on BLKSEQ */
                     w[enq_prio[i]]  = w[enq_prio[i]] + 1'b1;
                     ne[enq_prio[i]] = 1'b1;
                 end

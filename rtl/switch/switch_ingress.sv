@@ -30,10 +30,11 @@
 //   length still counts them (such a frame is dropped as oversize).
 //
 // Simulation speed (Verilator): every register is updated in the one
-// always_ff, and only the write address and hdr_sel are combinational on
-// s_axis, so a cycle without a beat costs almost nothing. The header is
-// kept by switch_decide: a wide output of a per-port instance is copied
-// into the parent's array at every clock edge.
+// always_ff, a beat inside a frame on a short path; the write address is a
+// register (kept with the beat count) and only the write enable and
+// hdr_sel are combinational on s_axis, so a cycle without a beat costs
+// almost nothing. The header is kept by switch_decide: a wide output of a
+// per-port instance is copied into the parent's array at every clock edge.
 //
 // Reset (synchronous, active high) clears the frame state (length, beat,
 // flags) and sets the two landing slots to LAND0 and LAND1; the decided
@@ -115,40 +116,73 @@ module switch_ingress #(
     logic [31:0]             dec_len_q;
     logic                    dec_bad_q;
     logic [SLOT_W-1:0]       dec_slot_q;
+    // the next beat's buffer address, {land_q[cur_q], beat_q}, and whether
+    // it is written (beat_q < SLOT_BEATS), kept with them so that the
+    // write port is not recomputed at every evaluation
+    logic [SLOT_W+BEAT_W-1:0] wr_addr_q;
+    logic                    wr_ok_q;
 
     // Every register is read before it is assigned (and the reset values
     // come last), so Verilator writes them in place without shadow copies.
+    // A beat inside a frame (most cycles of a busy port) takes the short
+    // path; a frame's last beat and a landing slot swap the full one.
     always_ff @(posedge clk) begin
-        logic [31:0] beat_bytes;
-        logic        idx;
+        logic [31:0]            beat_bytes;
+        logic                   cur;
+        logic [BEAT_W:0]        beat;
+        logic [1:0][SLOT_W-1:0] land;
 
-        idx          = dec_idx_q;
         dec_valid_q <= s_axis_tvalid && s_axis_tlast;
-        if (s_axis_tvalid) begin
+        // (a full beat, the usual case, without the population count)
+        beat_bytes = 32'(KEEP_WIDTH);
+        if (s_axis_tvalid && !(&s_axis_tkeep)) begin
             beat_bytes = 32'($countones(s_axis_tkeep));
-            if (s_axis_tlast) begin
-                dec_len_q  <= len_q + beat_bytes;
-                dec_bad_q  <= s_axis_tuser;
-                dec_slot_q <= land_q[cur_q];
-                dec_idx_q  <= cur_q;
-                cur_q      <= !cur_q;
-                in_frame_q <= 1'b0;
-                beat_q     <= '0;
-                len_q      <= 32'd0;
-            end else begin
-                in_frame_q <= 1'b1;
-                len_q      <= len_q + beat_bytes;
-                if (beat_q != (BEAT_W + 1)'(SLOT_BEATS)) begin
-                    beat_q <= beat_q + 1'b1;
+        end
+        if (s_axis_tvalid && !s_axis_tlast && !land_swap) begin
+            in_frame_q <= 1'b1;
+            len_q      <= len_q + beat_bytes;
+            if (beat_q != (BEAT_W + 1)'(SLOT_BEATS)) begin
+                beat       = beat_q + 1'b1;
+                beat_q    <= beat;
+                wr_addr_q <= {wr_addr_q[SLOT_W+BEAT_W-1:BEAT_W], beat[BEAT_W-1:0]};
+                wr_ok_q   <= (beat < (BEAT_W + 1)'(SLOT_BEATS));
+            end
+        end else if (s_axis_tvalid || land_swap) begin
+            cur  = cur_q;
+            beat = beat_q;
+            land = land_q;
+            if (s_axis_tvalid) begin
+                if (s_axis_tlast) begin
+                    dec_len_q  <= len_q + beat_bytes;
+                    dec_bad_q  <= s_axis_tuser;
+                    dec_slot_q <= land_q[cur_q];
+                    dec_idx_q  <= cur_q;
+                    cur         = !cur_q;
+                    in_frame_q <= 1'b0;
+                    beat        = '0;
+                    len_q      <= 32'd0;
+                end else begin
+                    in_frame_q <= 1'b1;
+                    len_q      <= len_q + beat_bytes;
+                    if (beat_q != (BEAT_W + 1)'(SLOT_BEATS)) begin
+                        beat = beat_q + 1'b1;
+                    end
                 end
             end
-        end
-        // the decided frame's landing slot now belongs to its copies
-        if (land_swap) begin
-            land_q[idx] <= land_new;
+            // the decided frame's landing slot now belongs to its copies
+            if (land_swap) begin
+                land[dec_idx_q] = land_new;
+            end
+            cur_q     <= cur;
+            beat_q    <= beat;
+            land_q    <= land;
+            wr_addr_q <= {land[cur], beat[BEAT_W-1:0]};
+            wr_ok_q   <= (beat < (BEAT_W + 1)'(SLOT_BEATS));
         end
         if (rst) begin
             land_q      <= {SLOT_W'(LAND1), SLOT_W'(LAND0)};
+            wr_addr_q   <= {SLOT_W'(LAND0), BEAT_W'(0)};
+            wr_ok_q     <= 1'b1;
             cur_q       <= 1'b0;
             dec_idx_q   <= 1'b0;
             in_frame_q  <= 1'b0;
@@ -160,8 +194,8 @@ module switch_ingress #(
 
     assign s_axis_tready = 1'b1;
 
-    assign wr_en   = s_axis_tvalid && (beat_q < (BEAT_W + 1)'(SLOT_BEATS));
-    assign wr_addr = {land_q[cur_q], beat_q[BEAT_W-1:0]};
+    assign wr_en   = s_axis_tvalid && wr_ok_q;
+    assign wr_addr = wr_addr_q;
 
     assign dec_valid = dec_valid_q;
     assign dec_len   = dec_len_q;

@@ -13,6 +13,11 @@
 // a frame's last beat in to its first beat out of an idle egress; CSR read
 // latency 1 cycle: csr_re in t, csr_rvalid in t+1). This wrapper adds no
 // register on any path. s_axis_tready is always 1.
+//
+// Every output is a register or a constant (no input reaches an output in
+// the same cycle): switch_top.cpp declares it (Ports::clk_prev)
+// and the simulation then evaluates only the rising edge. A change to
+// eth_switch that adds such a path must drop that declaration.
 
 module switch_top #(
     // AXI-Stream ports in and out.
