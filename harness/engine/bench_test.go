@@ -37,7 +37,7 @@ import (
 //
 // COSIM_BENCH_MAX_WINDOW=C sets engine.Config.MaxWindow (default 65536
 // cycles), COSIM_BENCH_MAX_FRAMES=F engine.Config.MaxWindowFrames
-// (default 16384) and COSIM_BENCH_MAX_BYTES=B MaxWindowBytes (default
+// (default 1024) and COSIM_BENCH_MAX_BYTES=B MaxWindowBytes (default
 // 4 MiB), to study how the window length trades round trips against the
 // model's cache footprint and the overlap of checking with simulation;
 // COSIM_BENCH_LOCKSTEP=1 turns pipelined windows off.

@@ -45,16 +45,16 @@ type Config struct {
 	// MaxWindow bounds a window when no link constrains it.
 	MaxWindow uint64
 	// MaxWindowFrames bounds the source frames a window takes in, over
-	// all sources (default 16384): a window ends early, before the frame
-	// that would exceed it. A window of MaxWindow cycles of minimum-size
-	// frames at 512 bits brings a quarter million of them, and every
-	// window's checking overlaps only the next window's simulation; but
-	// every window costs the model and the harness some work of its own.
-	// At the default a window's checks (three or four per frame) fit the
-	// checker's queue (checker.go), so the run loop never waits for the
-	// checker to finish the window before the last: with 65536, the
-	// 512-bit switch with 64-byte frames ran at 0.27 of its own loop's
-	// speed instead of 0.45.
+	// all sources (default 1024): a window ends early, before the frame
+	// that would exceed it. Every window costs the model and the harness
+	// some work of its own, but a model holds a window's frames queued at
+	// its inputs until they go in, and the simulation slows down as they
+	// leave the CPU's caches: the switch at 64 bits with 64-byte frames
+	// spent 1.28 s simulating what its own loop (a few frames queued per
+	// port) simulates in 0.95 s when windows took 16384 frames, 0.76 s at
+	// 2048. HarnessVsRaw at 1024 against 65536: switch4_64/64B 0.97 of the
+	// model's own speed instead of 0.57-0.69, switch4_512/64B 0.62
+	// instead of 0.27; 1500-byte frames did not move beyond the noise.
 	MaxWindowFrames int
 	// MaxWindowBytes bounds the bytes of those frames in the same way
 	// (default 4 MiB): 65536 cycles of full-size frames at 512 bits are
@@ -270,7 +270,7 @@ func newRun(cfg Config) (*run, error) {
 		cfg.MaxWindow = 1 << 16
 	}
 	if cfg.MaxWindowFrames <= 0 {
-		cfg.MaxWindowFrames = 1 << 14
+		cfg.MaxWindowFrames = 1 << 10
 	}
 	if cfg.MaxWindowBytes <= 0 {
 		cfg.MaxWindowBytes = 4 << 20
