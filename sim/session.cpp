@@ -72,8 +72,8 @@ struct Reported {};
 // Writer writes the model's messages to the harness from a thread of its
 // own, in the order they were handed over. At most one buffer waits while
 // another is written, so a model is at most two replies ahead of the
-// harness's reads. A failed write ends the writing; the next send or
-// drain throws it as PeerGone.
+// harness's reads. A failed write ends the writing; the next send throws
+// it as PeerGone.
 class Writer {
 public:
     explicit Writer(Conn& conn) : conn_(conn), thread_([this] { loop(); }) {}
@@ -107,12 +107,6 @@ public:
         buf.swap(spare_);
         buf.clear();
         cv_.notify_all();
-    }
-    // Waits until everything handed over is written.
-    void drain() {
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [this] { return !waiting_ && !writing_; });
-        if (!error_.empty()) throw PeerGone(error_);
     }
     // Writes what is left and ends the thread; never throws.
     void finish() {
