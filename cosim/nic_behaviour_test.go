@@ -71,7 +71,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/rc/behaviour"
@@ -409,22 +408,8 @@ func (p *bhvPlan) step(i int, s behaviour.Step) {
 	// Golden-only APIs, on the planner (whose inputs the twin gets too):
 	// after the drain, as the golden case looks after its polls.
 	where := fmt.Sprintf("planner, step %d (cycle %d at RTL cycle %d, drained at %d)", i, s.At, e, end)
-	n := p.plan.Node()
-	ne, ok := n.NextEvent()
-	switch s.Next {
-	case behaviour.NextAt:
-		if want := p.base + s.NextAt + p.shift; !ok || ne != want {
-			t.Errorf("%s: NextEvent = %d, %v; want %d, true (cycle %d)", where, ne, ok, want, s.NextAt)
-		}
-	case behaviour.NextNone:
-		if ok {
-			t.Errorf("%s: NextEvent = %d, true; want nothing pending", where, ne)
-		}
-	}
-	if s.Rate != 0 {
-		if got := dcqcn.Rate(n.Rate(behaviour.QPN)); got != s.Rate {
-			t.Errorf("%s: rate %d (%v), want %d (%v)", where, got, got, s.Rate, s.Rate)
-		}
+	if d := behaviour.DiffPlanner(where, p.plan.Node(), s, p.base+p.shift); d != "" {
+		t.Error(d)
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/rc/behaviour"
 )
@@ -137,20 +136,7 @@ func bhvExpect(t *testing.T, where string, n *rc.Node, s behaviour.Step, buf []b
 		t.Errorf("%s: completions:\n%s\nwant:\n%s", where, behaviour.List(comps), behaviour.List(s.Comps))
 	}
 
-	cyc, ok := n.NextEvent()
-	switch s.Next {
-	case behaviour.NextAt:
-		if !ok || cyc != s.NextAt {
-			t.Errorf("%s: NextEvent = %d, %v; want %d, true", where, cyc, ok, s.NextAt)
-		}
-	case behaviour.NextNone:
-		if ok {
-			t.Errorf("%s: NextEvent = %d, true; want nothing pending", where, cyc)
-		}
-	}
-	if s.Rate != 0 {
-		if r := dcqcn.Rate(n.Rate(behaviour.QPN)); r != s.Rate {
-			t.Errorf("%s: rate %d (%v), want %d (%v)", where, r, r, s.Rate, s.Rate)
-		}
+	if d := behaviour.DiffPlanner(where, n, s, 0); d != "" {
+		t.Error(d)
 	}
 }

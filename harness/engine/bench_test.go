@@ -305,11 +305,7 @@ pmtu = 1024
 `, nicSwitchNIC(64, "", ""), b.N))
 	top, err := engine.LookupTop("nic")
 	require.NoError(b, err)
-	out, err := exec.Command(engine.ModelPath(dir, top, 64), "--raw", "20000").CombinedOutput()
-	require.NoError(b, err, "%s", out)
-	w := rawWallRE.FindSubmatch(out)
-	require.NotNil(b, w, "raw output: %s", out)
-	rawMcps, _ := strconv.ParseFloat(string(w[2]), 64)
+	rawMcps := rawRun(b, engine.ModelPath(dir, top, 64), 20000, 64).cyclesPerSec() / 1e6
 
 	b.ResetTimer()
 	s, err := engine.Run(context.Background(), engine.Config{Scenario: sc, Seed: 1, OutDir: b.TempDir(), ModelDir: dir})

@@ -1006,7 +1006,7 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 	}
 	batch = append(batch, job{kind: jobAdvance, n: n, cycle: end})
 	for _, f := range rep.Frames {
-		if ps := r.pausersOf(n, f.Port); ps != nil {
+		if ps := r.pausers[portRef{n.name, int(f.Port)}]; ps != nil {
 			if enable, times, ok := pfcFrame(f.Data); ok {
 				for _, p := range ps {
 					p.s.pause(enable, times, f.LastCycle+p.latency)
@@ -1052,15 +1052,6 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 		batch = r.check.flush(append(batch, rec))
 	}
 	return batch, nil
-}
-
-// pausersOf is the sources that port p of n pauses. Most runs have none:
-// the lookup, a string hashed per output frame, is skipped then.
-func (r *run) pausersOf(n *node, p uint16) []pauser {
-	if len(r.pausers) == 0 {
-		return nil
-	}
-	return r.pausers[portRef{n.name, int(p)}]
 }
 
 // csrReadCycles is what the counter readout allows per CSR read; tops

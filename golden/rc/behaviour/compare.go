@@ -12,6 +12,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rocesim/cosim/golden/dcqcn"
+	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
 )
 
@@ -192,4 +194,29 @@ func fields(frame []byte) []field {
 		add("decode.error", "%v", el.Error())
 	}
 	return fs
+}
+
+// DiffPlanner compares what n plans with what Expect step s wants: its
+// next event (the case's cycle plus offset, which maps case cycles to the
+// subject's) and the QP's DCQCN rate. It returns "" when they agree, else
+// one line per difference, each starting with where.
+func DiffPlanner(where string, n *rc.Node, s Step, offset uint64) string {
+	var d []string
+	ne, ok := n.NextEvent()
+	switch s.Next {
+	case NextAt:
+		if want := s.NextAt + offset; !ok || ne != want {
+			d = append(d, fmt.Sprintf("%s: NextEvent = %d, %v; want %d, true (case cycle %d)", where, ne, ok, want, s.NextAt))
+		}
+	case NextNone:
+		if ok {
+			d = append(d, fmt.Sprintf("%s: NextEvent = %d, true; want nothing pending", where, ne))
+		}
+	}
+	if s.Rate != 0 {
+		if got := dcqcn.Rate(n.Rate(QPN)); got != s.Rate {
+			d = append(d, fmt.Sprintf("%s: rate %d (%v), want %d (%v)", where, got, got, s.Rate, s.Rate))
+		}
+	}
+	return strings.Join(d, "\n")
 }
