@@ -1,7 +1,6 @@
 package pcapio
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -80,8 +79,8 @@ type Reader struct {
 	size   int64
 	format Format
 
-	// classic pcap
-	pcap  *pcapgo.Reader
+	// classic pcap (classic.go)
+	pcap  *classic
 	order binary.ByteOrder
 	off   int64 // offset of the next record
 
@@ -179,27 +178,6 @@ func newReader(path string, f *os.File) (*Reader, error) {
 	return r, r.openNg()
 }
 
-func (r *Reader) openPcap() error {
-	if r.size < pcapFileHeaderLen {
-		return r.formatErr(fmt.Sprintf("truncated pcap file header (file has only %d of %d bytes)", r.size, pcapFileHeaderLen), io.ErrUnexpectedEOF)
-	}
-	// pcapgo reads a record's header and its data with a read each, and
-	// does not buffer: a big buffer makes that one read per 1 MiB.
-	pr, err := pcapgo.NewReader(bufio.NewReaderSize(r.f, 1<<20))
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return err
-		}
-		return r.formatErr("invalid pcap file header", err)
-	}
-	if lt := pr.LinkType(); lt != layers.LinkTypeEthernet {
-		return r.formatErr(unsupportedLinkType(lt), nil)
-	}
-	r.pcap, r.off = pr, pcapFileHeaderLen
-	return nil
-}
-
 func (r *Reader) openNg() error {
 	// Check the framing and the interfaces up to the first packet; pcapgo
 	// reads no interface before the first packet when mixed link types are
@@ -260,51 +238,6 @@ func (r *Reader) Next() (Packet, error) {
 	}
 	r.n = p.Index
 	return p, nil
-}
-
-func (r *Reader) nextPcap() (Packet, error) {
-	data, ci, err := r.pcap.ZeroCopyReadPacketData()
-	if err != nil {
-		// pcapgo reports io.EOF also when the file ends right after a
-		// record header, so compare with the expected offset.
-		if err == io.EOF && r.off == r.size {
-			return Packet{}, io.EOF
-		}
-		return Packet{}, r.pcapRecordErr(err)
-	}
-	r.off += pcapRecordHeaderLen + int64(ci.CaptureLength)
-	return Packet{
-		Index:          r.n + 1,
-		Data:           r.own(data),
-		Timestamp:      ci.Timestamp,
-		CaptureLength:  ci.CaptureLength,
-		OriginalLength: ci.Length,
-		LinkType:       layers.LinkTypeEthernet,
-	}, nil
-}
-
-// pcapRecordErr explains a failure reading the record at r.off.
-func (r *Reader) pcapRecordErr(err error) error {
-	idx := r.n + 1
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("reading packet %d: %w", idx, err)
-	}
-	rem := r.size - r.off
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		if rem < pcapRecordHeaderLen {
-			return r.formatErr(fmt.Sprintf("packet %d: truncated record header (file ends after %d of %d bytes)", idx, rem, pcapRecordHeaderLen), io.ErrUnexpectedEOF)
-		}
-		var hdr [pcapRecordHeaderLen]byte
-		if _, rerr := r.f.ReadAt(hdr[:], r.off); rerr == nil {
-			total := pcapRecordHeaderLen + int64(r.order.Uint32(hdr[8:12]))
-			if rem < total {
-				return r.formatErr(fmt.Sprintf("packet %d: truncated record (file ends after %d of %d bytes)", idx, rem, total), io.ErrUnexpectedEOF)
-			}
-		}
-		return r.formatErr(fmt.Sprintf("packet %d: truncated record", idx), io.ErrUnexpectedEOF)
-	}
-	return r.formatErr(fmt.Sprintf("packet %d: malformed record", idx), err)
 }
 
 func (r *Reader) nextNg() (Packet, error) {

@@ -378,3 +378,59 @@ func TestReadAll(t *testing.T) {
 	_, err = ReadAll(filepath.Join(t.TempDir(), "missing"))
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
+
+// A capture larger than a read chunk: records straddle the chunk
+// boundaries, and every packet still comes back whole and on its own.
+func TestPcapAcrossChunks(t *testing.T) {
+	var frames [][]byte
+	for size := 0; size < 3*chunkSize; {
+		f := make([]byte, 60+len(frames)*37%1455)
+		for i := range f {
+			f[i] = byte(len(frames) + i)
+		}
+		frames = append(frames, f)
+		size += 16 + len(f)
+	}
+	pkts, err := readErr(t, writeFile(t, "big.pcap", pcapBytes(t, frames)))
+	require.NoError(t, err)
+	require.Len(t, pkts, len(frames))
+	for i, p := range pkts {
+		require.Equal(t, frames[i], p.Data, "packet %d", i+1)
+		require.Equal(t, len(p.Data), cap(p.Data), "packet %d: an append would reach the next packet", i+1)
+	}
+	// One frame bigger than a chunk.
+	huge := bytes.Repeat([]byte{0xa5}, chunkSize+100)
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	require.NoError(t, w.WriteFileHeader(uint32(len(huge)), layers.LinkTypeEthernet))
+	require.NoError(t, w.WritePacket(gopacket.CaptureInfo{CaptureLength: 60, Length: 60}, frames[0][:60]))
+	require.NoError(t, w.WritePacket(gopacket.CaptureInfo{CaptureLength: len(huge), Length: len(huge)}, huge))
+	pkts, err = readErr(t, writeFile(t, "huge.pcap", buf.Bytes()))
+	require.NoError(t, err)
+	require.Len(t, pkts, 2)
+	assert.Equal(t, huge, pkts[1].Data)
+}
+
+func TestPcapMalformedRecord(t *testing.T) {
+	full := pcapBytes(t, testFrames()[:2])
+	rec2 := 24 + 16 + 60
+	for _, tc := range []struct {
+		name        string
+		capLen      uint32
+		origLen     uint32
+		want, cause string
+	}{
+		{"captured beyond wire", 1514, 1000, "packet 2: malformed record", "captured length 1514 exceeds the length on the wire 1000"},
+		{"captured beyond snap", 300000, 300000, "packet 2: malformed record", "captured length 300000 exceeds the snap length"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := bytes.Clone(full)
+			binary.LittleEndian.PutUint32(bad[rec2+8:], tc.capLen)
+			binary.LittleEndian.PutUint32(bad[rec2+12:], tc.origLen)
+			pkts, err := readErr(t, writeFile(t, "bad.pcap", bad))
+			require.Len(t, pkts, 1)
+			requireFormatError(t, err, tc.want)
+			assert.Contains(t, err.Error(), tc.cause)
+		})
+	}
+}
