@@ -18,6 +18,7 @@ commands:
   run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]
                                     co-simulate a scenario (the built-in default when none is given)
                                     with every frame checked against the golden models
+                                    --no-pcap writes no pcapng per link (long campaigns)
                                     --replay RECORDING re-runs a bridge session without any TAP
   bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR]
                                     run the models in real time against TAP devices (the scenario's

@@ -108,7 +108,18 @@ func TestRunScenarioFileAndSeed(t *testing.T) {
 		assert.Equal(t, tc.seed, s["seed"])
 		assert.Equal(t, true, s["pass"])
 		assert.Positive(t, s["drops"].(map[string]any)["link_loss"], "the link loses frames")
+		pcaps, err := filepath.Glob(filepath.Join(out, "*.pcapng"))
+		require.NoError(t, err)
+		assert.NotEmpty(t, pcaps, "a pcapng per link")
 	}
+	// --no-pcap: the same check, no capture.
+	out := t.TempDir()
+	code, stdout, stderr, _ := cli(context.Background(), "run", "testdata/run_small.toml", "--out", out, "--models", models, "--no-pcap")
+	require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
+	assert.Equal(t, true, summaryOf(t, out)["pass"])
+	pcaps, err := filepath.Glob(filepath.Join(out, "*.pcapng"))
+	require.NoError(t, err)
+	assert.Empty(t, pcaps, "--no-pcap")
 }
 
 // Traffic beyond the scenario's cycles limit: exit 1, the limit named, a

@@ -23,9 +23,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
+	noPcap := fs.Bool("no-pcap", false, "write no pcapng per link (mismatch files still are): for long campaigns, whose captures take gigabytes and much of the CPU")
 	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--replay RECORDING]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -67,7 +68,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
 	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout,
-		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}}
+		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, NoLinkPcaps: *noPcap}
 	if isTerminal(stderr) {
 		cfg.Progress = stderr
 	}

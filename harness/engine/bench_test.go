@@ -40,7 +40,8 @@ import (
 // (default 1024) and COSIM_BENCH_MAX_BYTES=B MaxWindowBytes (default
 // 4 MiB), to study how the window length trades round trips against the
 // model's cache footprint and the overlap of checking with simulation;
-// COSIM_BENCH_LOCKSTEP=1 turns pipelined windows off.
+// COSIM_BENCH_LOCKSTEP=1 turns pipelined windows off, and
+// COSIM_BENCH_NO_PCAP=1 writes no pcapng per link (cosim run --no-pcap).
 func BenchmarkHarnessVsRaw(b *testing.B) {
 	for _, top := range []string{"axis_fifo", "nic_icrc", "switch4"} {
 		for _, width := range []int{64, 512} {
@@ -100,6 +101,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		require.NoError(b, err)
 	}
 	cfg.NoPipeline = os.Getenv("COSIM_BENCH_LOCKSTEP") != "" // to compare with lock step
+	cfg.NoLinkPcaps = os.Getenv("COSIM_BENCH_NO_PCAP") != "" // checking without the captures
 	rounds := 3
 	if r := os.Getenv("COSIM_BENCH_ROUNDS"); r != "" {
 		rounds, err = strconv.Atoi(r)

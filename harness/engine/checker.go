@@ -22,6 +22,8 @@ type checker struct {
 	done  chan struct{}
 	sb    *scoreboard.Scoreboard
 	pcaps []*pcapio.LinkWriter
+	// recording: record jobs go to the pcaps (Config.NoLinkPcaps unset)
+	recording bool
 
 	records     chan []job // jobRecord only, in job order, to the recorder
 	recordsFree chan []job
@@ -87,9 +89,10 @@ const (
 	chunk  = 4096
 )
 
-func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
+// newChecker starts a checker; with recording off it drops record jobs.
+func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter, recording bool) *checker {
 	c := &checker{jobs: make(chan []job, queued), free: make(chan []job, queued+2), sync: make(chan bool, 1),
-		done: make(chan struct{}), sb: sb, pcaps: pcaps,
+		done: make(chan struct{}), sb: sb, pcaps: pcaps, recording: recording,
 		records: make(chan []job, queued), recordsFree: make(chan []job, queued+2), recorded: make(chan struct{})}
 	go c.loop()
 	go c.record()
@@ -107,7 +110,9 @@ func (c *checker) loop() {
 		}
 		for i := range batch {
 			if batch[i].kind == jobRecord {
-				records = append(records, batch[i])
+				if c.recording {
+					records = append(records, batch[i])
+				}
 				continue
 			}
 			c.do(&batch[i])

@@ -60,6 +60,12 @@ type Config struct {
 	// (default 4 MiB): 65536 cycles of full-size frames at 512 bits are
 	// 16 MiB.
 	MaxWindowBytes int
+	// NoLinkPcaps writes no pcapng per link, source and output, for long
+	// campaigns: mismatch files are still written. Captures of every frame
+	// take gigabytes over millions of frames and, at 512 bits, much of a
+	// run's CPU (writing them took a third of the Go side's in
+	// HarnessVsRaw at 1500 bytes).
+	NoLinkPcaps bool
 	// Taps are the far ends of the scenario's [[tap]] tables, by name
 	// (tap.go): live devices or recordings.
 	Taps map[string]TapEnd
@@ -449,6 +455,9 @@ func (r *run) start(ctx context.Context) error {
 	}
 	ifaces := make([]int, len(names))
 	for i, nm := range names {
+		if r.cfg.NoLinkPcaps {
+			continue // the checker drops the frames' record jobs
+		}
 		w, err := pcapio.CreateLinkFile(filepath.Join(r.cfg.OutDir, PcapName(nm)), nm, pcapio.LinkWriterOptions{
 			ClockPeriodPS:  uint64(1e6/r.sc.ClockMHz + 0.5),
 			SectionComment: fmt.Sprintf("scenario=%s seed=%d link=%s", r.sc.Name, r.cfg.Seed, nm),
@@ -459,7 +468,7 @@ func (r *run) start(ctx context.Context) error {
 		ifaces[i] = len(r.pcaps)
 		r.pcaps = append(r.pcaps, w)
 	}
-	r.check = newChecker(r.sb, r.pcaps)
+	r.check = newChecker(r.sb, r.pcaps, !r.cfg.NoLinkPcaps)
 	k := 0
 	for _, s := range r.sources {
 		r.srcPcap[s] = ifaces[k]

@@ -481,6 +481,23 @@ func TestDeterministic(t *testing.T) {
 	assert.False(t, same, "seeds 7 and 8 gave the same frames")
 }
 
+// NoLinkPcaps: the same run checks the same, and writes summary.json but
+// no pcapng.
+func TestNoLinkPcaps(t *testing.T) {
+	sc := parse(t, linkTOML)
+	with, without := config(t, sc, 7), config(t, sc, 7)
+	without.NoLinkPcaps = true
+	for _, cfg := range []engine.Config{with, without} {
+		s, err := run(t, cfg)
+		requirePass(t, s, err)
+	}
+	linkFiles(t, with.OutDir)
+	none, err := filepath.Glob(filepath.Join(without.OutDir, "*.pcapng"))
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	assert.JSONEq(t, string(zeroWall(t, with.OutDir)), string(zeroWall(t, without.OutDir)))
+}
+
 // A link that damages every frame and loses some between the real insert
 // and check units: the check unit flags the damaged frames bad (tuser),
 // golden predicts exactly which, so every frame matches and the run
