@@ -157,6 +157,12 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	// model process (RTL and its end of the protocol).
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.goCPU / r.wall }, harness), "go_cpu/wall")
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, harness), "model_cpu/wall")
+	// The same per frame out, in microseconds: unlike the ratio, these do
+	// not move with the raw run's speed, which on this machine changes by
+	// up to 2x from one model instance to the next.
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.goCPU / float64(r.frames) * 1e6 }, harness), "go_us/frame")
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / float64(r.frames) * 1e6 }, harness), "model_us/frame")
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / float64(r.frames) * 1e6 }, raw), "raw_us/frame")
 	// On a shared machine the raw run may wait for a CPU too: below 1,
 	// its speed (and so the ratio) says more about the load than the code.
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, raw), "raw_cpu/wall")

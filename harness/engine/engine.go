@@ -249,11 +249,12 @@ type run struct {
 	srcPcap map[*source]int
 	cycle   uint64 // the end of the last window whose replies are routed
 	windows int
-	// Pipelined windows (run.ahead): front is the end of the last window
-	// sent, where the next one starts (cycle, unless a window is in
-	// flight); sentWindows counts the windows sent; batch holds the
-	// checker jobs not submitted yet.
+	// Pipelined windows (run.ahead, run.liveAhead): front is the end of
+	// the last window sent, where the next one starts (cycle, unless a
+	// window is in flight); sentWindows counts the windows sent; batch
+	// holds the checker jobs not submitted yet.
 	pipe        bool
+	livePipe    bool
 	front       uint64
 	sentWindows int
 	batch       []job
@@ -593,6 +594,8 @@ func (r *run) loop(ctx context.Context) error {
 	// Pipelining needs windows whose sources do not hear back from the
 	// models: no live taps, no PFC pausers, no RDMA hosts.
 	r.pipe = !r.cfg.NoPipeline && r.cfg.Live == nil && len(r.taps) == 0 && len(r.pausers) == 0 && len(r.rdmas) == 0
+	// Live windows are pipelined too (liveAhead), with the same limits.
+	r.livePipe = !r.cfg.NoPipeline && r.cfg.Live != nil && len(r.pausers) == 0 && len(r.rdmas) == 0
 	// woke: the run was quiet and a live frame just came; nothing ran
 	// since, so it still is, and asking the checker again would only
 	// delay the frame.
@@ -643,7 +646,7 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		limit = max(limit, end)
 		end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
-		if !r.pipe {
+		if !r.pipe && !r.livePipe {
 			if err := r.step(ctx, end, limit); err != nil {
 				return err
 			}
@@ -651,17 +654,22 @@ func (r *run) loop(ctx context.Context) error {
 			r.status()
 			continue
 		}
-		// Open loop: while the models run a window, the next one is on
-		// its way whenever its shape cannot depend on the replies, and
-		// the replies are routed while the models run it.
+		// Open loop, or live: while the models run a window, the next one
+		// is on its way whenever its shape cannot depend on the replies,
+		// and the replies are routed while the models run it.
 		w, err := r.send(ctx, end, limit)
 		if err != nil {
 			return err
 		}
 		for w != nil {
 			var next *window
-			if e, ok := r.ahead(ctx, w, lookahead); ok {
-				if next, err = r.send(ctx, e, e); err != nil {
+			e, l, ok := r.liveAhead(ctx, w, lookahead)
+			if r.pipe {
+				e, ok = r.ahead(ctx, w, lookahead)
+				l = e
+			}
+			if ok {
+				if next, err = r.send(ctx, e, l); err != nil {
 					return err
 				}
 				sentAhead.Add(1)
@@ -825,6 +833,29 @@ func (r *run) ahead(ctx context.Context, w *window, lookahead uint64) (uint64, b
 		return 0, false
 	}
 	return end, true
+}
+
+// liveAhead decides whether a live run sends its next window before the
+// replies to w, the window in flight, are in, and where it ends and how
+// far it may stretch. It does while host frames wait: the window then
+// starts where w ends and takes what waits, as it would after the
+// replies (in lock step the loop takes the next window at once when a
+// frame waits), and its shape depends only on the frames it takes
+// (takeTaps), never on the replies. Nothing w's models emit may arrive in
+// it over a link; PFC pausers and RDMA hosts, which react to the replies,
+// rule it out (run.livePipe).
+func (r *run) liveAhead(ctx context.Context, w *window, lookahead uint64) (end, limit uint64, ok bool) {
+	if !r.livePipe || w.end >= r.sc.Cycles || ctx.Err() != nil || !r.cfg.Live.Ready() {
+		return 0, 0, false
+	}
+	end, limit = r.liveWindow(lookahead)
+	end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
+	for _, l := range r.links {
+		if l.latency < limit-w.start {
+			return 0, 0, false
+		}
+	}
+	return end, limit, true
 }
 
 // capFrames moves a window's end before the first source frame that

@@ -145,7 +145,7 @@ func (r *run) addTaps() error {
 	return nil
 }
 
-// takeTaps gives each tap's frames for the window [r.cycle, end) to its
+// takeTaps gives each tap's frames for the window [r.front, end) to its
 // model and records them. A live run then stretches the window, up to
 // limit, for the frames still entering to come out: a store-and-forward
 // model starts a frame out once its last beat is in and the port out is
@@ -164,20 +164,20 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 		n := r.byName[tp.in.model]
 		// A live tap hands over what the port can start sending before
 		// end; the rest waits in its bounded queue, in wall-clock time.
-		free := max(tp.lineFree, r.cycle)
+		free := max(tp.lineFree, r.front)
 		budget := 0
 		if free < end {
 			budget = int(end-free) * tp.width / 8
 		}
-		for _, f := range tp.end.Take(r.cycle, end, budget) {
-			c := max(f.Cycle, r.cycle)
+		for _, f := range tp.end.Take(r.front, end, budget) {
+			c := max(f.Cycle, r.front)
 			n.window.Frames = append(n.window.Frames, cosim.Frame{Port: uint16(tp.in.port), Cycle: c, Data: f.Data})
 			b := beats(len(f.Data), tp.width)
 			tp.lineFree = max(tp.lineFree, c) + b
 			tp.drain = max(tp.drain, tp.lineFree) + b
 			batch = r.check.flush(append(batch, job{kind: jobRecord, pcap: uint16(tp.pcap), cycle: c, data: f.Data}))
 		}
-		if tp.drain > r.cycle {
+		if tp.drain > r.front {
 			stretch = max(stretch, tp.drain+pipelineSlack)
 		}
 	}
@@ -192,7 +192,7 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 // the switch's LATENCY (rtl/switch/README.md) and one cycle.
 const pipelineSlack = 4
 
-// liveWindow is the window of a live run, [r.cycle, end), and how far
+// liveWindow is the next window of a live run, [r.front, end), and how far
 // takeTaps may stretch it: short while a frame or two are in flight, for
 // latency; long while hosts send faster than windows go by (frames were
 // still waiting after the last window took its share), so fewer round
@@ -200,7 +200,7 @@ const pipelineSlack = 4
 func (r *run) liveWindow(lookahead uint64) (end, limit uint64) {
 	w := cmp.Or(r.cfg.LiveWindow, DefaultLiveWindow)
 	most := max(cmp.Or(r.cfg.LiveMaxWindow, DefaultLiveMaxWindow), w)
-	end, limit = r.cycle+min(lookahead, w), r.cycle+min(lookahead, most)
+	end, limit = r.front+min(lookahead, w), r.front+min(lookahead, most)
 	if r.backlog {
 		end = limit
 	}
