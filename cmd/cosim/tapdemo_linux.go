@@ -151,6 +151,7 @@ func (d *tapDemo) start() error {
 	for _, h := range d.net.Hosts {
 		devs[h.Label] = h.TAP
 	}
+	liveProcs(len(sc.Models))
 	d.session, err = bridge.Start(bridge.Config{
 		Scenario: sc, Text: []byte(text), Seed: 1, OutDir: d.out, ModelDir: d.models, Report: d.stdout,
 		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm,
