@@ -663,10 +663,13 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		for w != nil {
 			var next *window
-			e, l, ok := r.liveAhead(ctx, w, lookahead)
+			var e, l uint64
+			var ok bool
 			if r.pipe {
 				e, ok = r.ahead(ctx, w, lookahead)
 				l = e
+			} else {
+				e, l, ok = r.liveAhead(ctx, w, lookahead)
 			}
 			if ok {
 				if next, err = r.send(ctx, e, l); err != nil {
@@ -845,7 +848,7 @@ func (r *run) ahead(ctx context.Context, w *window, lookahead uint64) (uint64, b
 // it over a link; PFC pausers and RDMA hosts, which react to the replies,
 // rule it out (run.livePipe).
 func (r *run) liveAhead(ctx context.Context, w *window, lookahead uint64) (end, limit uint64, ok bool) {
-	if !r.livePipe || w.end >= r.sc.Cycles || ctx.Err() != nil || !r.cfg.Live.Ready() {
+	if w.end >= r.sc.Cycles || ctx.Err() != nil || !r.cfg.Live.Ready() {
 		return 0, 0, false
 	}
 	end, limit = r.liveWindow(lookahead)

@@ -49,29 +49,43 @@ func TestPipelinedSameAsLockStep(t *testing.T) {
 			for _, lockStep := range []bool{true, false} {
 				cfg := mk(t)
 				cfg.NoPipeline = lockStep
-				before := engine.SentAhead()
-				s, err := run(t, cfg)
-				requirePass(t, s, err)
-				ahead := engine.SentAhead() - before
-				if lockStep {
-					assert.Zero(t, ahead)
-				} else {
-					assert.Greater(t, ahead, uint64(s.Windows/3), "most windows go out ahead (%d of %d)", ahead, s.Windows)
-				}
-				dirs, sums = append(dirs, cfg.OutDir), append(sums, s)
+				dirs, sums = append(dirs, cfg.OutDir), append(sums, runCountingAhead(t, cfg))
 			}
-			assert.Equal(t, sums[0].Windows, sums[1].Windows, "the same windows")
-			assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json")
-			files := linkFiles(t, dirs[0])
-			assert.Len(t, linkFiles(t, dirs[1]), len(files))
-			for _, f := range files {
-				a, err := os.ReadFile(f)
-				require.NoError(t, err)
-				b, err := os.ReadFile(filepath.Join(dirs[1], filepath.Base(f)))
-				require.NoError(t, err)
-				assert.True(t, bytes.Equal(a, b), "%s differs", filepath.Base(f))
-			}
+			assertSameRuns(t, dirs, sums)
 		})
+	}
+}
+
+// runCountingAhead runs cfg, which must pass, and checks the windows sent
+// ahead: none in lock step, most otherwise.
+func runCountingAhead(t *testing.T, cfg engine.Config) *engine.Summary {
+	t.Helper()
+	before := engine.SentAhead()
+	s, err := run(t, cfg)
+	requirePass(t, s, err)
+	ahead := engine.SentAhead() - before
+	if cfg.NoPipeline {
+		assert.Zero(t, ahead)
+	} else {
+		assert.Greater(t, ahead, uint64(s.Windows/3), "most windows go out ahead (%d of %d)", ahead, s.Windows)
+	}
+	return s
+}
+
+// assertSameRuns checks that two runs had the same windows and wrote the
+// same summary.json (but for the wall clock) and pcapng files.
+func assertSameRuns(t *testing.T, dirs []string, sums []*engine.Summary) {
+	t.Helper()
+	assert.Equal(t, sums[0].Windows, sums[1].Windows, "the same windows")
+	assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json")
+	files := linkFiles(t, dirs[0])
+	assert.Len(t, linkFiles(t, dirs[1]), len(files))
+	for _, f := range files {
+		a, err := os.ReadFile(f)
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(dirs[1], filepath.Base(f)))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s differs", filepath.Base(f))
 	}
 }
 
