@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -30,7 +29,8 @@ type classic struct {
 	snaplen uint32 // from the file header
 	chunk   []byte // read, not yet parsed: chunk[pos:]
 	pos     int
-	eof     bool // the file has no more bytes past chunk
+	read    int64 // file offset of the end of chunk
+	eof     bool  // the file has no more bytes past chunk
 }
 
 func (r *Reader) openPcap() error {
@@ -54,8 +54,8 @@ func (r *Reader) openPcap() error {
 	r.pcap = &classic{
 		nanos:   r.order.Uint32(h[0:4]) == 0xA1B23C4D,
 		snaplen: r.order.Uint32(h[16:20]),
+		read:    pcapFileHeaderLen,
 	}
-	r.off = pcapFileHeaderLen
 	return nil
 }
 
@@ -64,10 +64,11 @@ func (r *Reader) openPcap() error {
 func (r *Reader) take(n int) ([]byte, error) {
 	c := r.pcap
 	if len(c.chunk)-c.pos < n && !c.eof {
-		// A new chunk, starting with what is left of the old one: packets
-		// already returned keep the old chunk.
+		// A new chunk, starting with what is left of the old one (packets
+		// already returned keep the old chunk), no bigger than the rest
+		// of the file: a small capture takes no whole chunk.
 		left := len(c.chunk) - c.pos
-		next := make([]byte, max(chunkSize, n))
+		next := make([]byte, max(n, left+int(min(chunkSize, max(r.size-c.read, 0)))))
 		copy(next, c.chunk[c.pos:])
 		got, err := io.ReadAtLeast(r.f, next[left:], n-left)
 		switch {
@@ -77,6 +78,7 @@ func (r *Reader) take(n int) ([]byte, error) {
 			return nil, err
 		}
 		c.chunk, c.pos = next[:left+got], 0
+		c.read += int64(got)
 	}
 	n = min(n, len(c.chunk)-c.pos)
 	b := c.chunk[c.pos : c.pos+n : c.pos+n]
@@ -89,7 +91,7 @@ func (r *Reader) nextPcap() (Packet, error) {
 	idx := r.n + 1
 	h, err := r.take(pcapRecordHeaderLen)
 	if err != nil {
-		return Packet{}, fmt.Errorf("reading packet %d: %w", idx, &fs.PathError{Op: "read", Path: r.path, Err: err})
+		return Packet{}, fmt.Errorf("reading packet %d: %w", idx, err) // an *fs.PathError
 	}
 	if len(h) == 0 {
 		return Packet{}, io.EOF
@@ -107,13 +109,12 @@ func (r *Reader) nextPcap() (Packet, error) {
 	}
 	data, err := r.take(int(capLen))
 	if err != nil {
-		return Packet{}, fmt.Errorf("reading packet %d: %w", idx, &fs.PathError{Op: "read", Path: r.path, Err: err})
+		return Packet{}, fmt.Errorf("reading packet %d: %w", idx, err)
 	}
 	if len(data) < int(capLen) {
 		total := pcapRecordHeaderLen + int(capLen)
 		return Packet{}, r.formatErr(fmt.Sprintf("packet %d: truncated record (file ends after %d of %d bytes)", idx, pcapRecordHeaderLen+len(data), total), io.ErrUnexpectedEOF)
 	}
-	r.off += int64(pcapRecordHeaderLen + capLen)
 	if !c.nanos {
 		frac *= 1000
 	}

@@ -82,7 +82,6 @@ type Reader struct {
 	// classic pcap (classic.go)
 	pcap  *classic
 	order binary.ByteOrder
-	off   int64 // offset of the next record
 
 	// pcapng
 	ng *pcapgo.NgReader
