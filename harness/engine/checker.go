@@ -21,9 +21,7 @@ type checker struct {
 	sync  chan bool  // answers jobSync
 	done  chan struct{}
 	sb    *scoreboard.Scoreboard
-	pcaps []*pcapio.LinkWriter
-	// recording: record jobs go to the pcaps (Config.NoLinkPcaps unset)
-	recording bool
+	pcaps []*pcapio.LinkWriter // none with Config.NoLinkPcaps: record jobs are dropped
 
 	records     chan []job // jobRecord only, in job order, to the recorder
 	recordsFree chan []job
@@ -89,10 +87,9 @@ const (
 	chunk  = 4096
 )
 
-// newChecker starts a checker; with recording off it drops record jobs.
-func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter, recording bool) *checker {
+func newChecker(sb *scoreboard.Scoreboard, pcaps []*pcapio.LinkWriter) *checker {
 	c := &checker{jobs: make(chan []job, queued), free: make(chan []job, queued+2), sync: make(chan bool, 1),
-		done: make(chan struct{}), sb: sb, pcaps: pcaps, recording: recording,
+		done: make(chan struct{}), sb: sb, pcaps: pcaps,
 		records: make(chan []job, queued), recordsFree: make(chan []job, queued+2), recorded: make(chan struct{})}
 	go c.loop()
 	go c.record()
@@ -110,7 +107,7 @@ func (c *checker) loop() {
 		}
 		for i := range batch {
 			if batch[i].kind == jobRecord {
-				if c.recording {
+				if len(c.pcaps) > 0 {
 					records = append(records, batch[i])
 				}
 				continue

@@ -469,7 +469,7 @@ func (r *run) start(ctx context.Context) error {
 		ifaces[i] = len(r.pcaps)
 		r.pcaps = append(r.pcaps, w)
 	}
-	r.check = newChecker(r.sb, r.pcaps, !r.cfg.NoLinkPcaps)
+	r.check = newChecker(r.sb, r.pcaps)
 	k := 0
 	for _, s := range r.sources {
 		r.srcPcap[s] = ifaces[k]
