@@ -119,7 +119,7 @@ func TestRunRefusesLiveTaps(t *testing.T) {
 }
 
 func TestBridgeUsage(t *testing.T) {
-	code, _, stderr, _ := cli(context.Background(), "bridge", "a.toml", "b.toml")
+	code, _, stderr, _ := cli(context.Background(), "bridge", "--no-pcap", "a.toml", "b.toml")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "one scenario at a time")
 	code, _, stderr, _ = cli(context.Background(), "bridge", "--bogus")

@@ -18,7 +18,7 @@ import (
 	"github.com/rocesim/cosim/harness/tap"
 )
 
-const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D]"
+const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D] [--no-pcap]"
 
 // runBridge is `cosim bridge`: the scenario's models against its TAP
 // devices, in real time, until SIGINT or SIGTERM (ctx).
@@ -30,6 +30,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
+	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, bridgeUsage)
 		fs.PrintDefaults()
@@ -62,6 +63,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	session, err := bridge.Start(bridge.Config{
 		Scenario: sc, Text: text, Seed: s, OutDir: *out, ModelDir: *models, Report: stdout,
 		Status: stderr, StatusTTY: isTerminal(stderr), Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, KeepWarm: *keepWarm,
+		NoLinkPcaps: *noPcap,
 	})
 	if err != nil {
 		return fail(exitFailed, "bridge: %v%s", err, permissionHint(err))
@@ -90,6 +92,9 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintln(stdout, "PASS")
 	return nil
 }
+
+// noPcapHelp is --no-pcap of the live commands.
+const noPcapHelp = "write no pcapng per link, only the recording (its replay writes them): a long session would write every frame three times"
 
 // bridgeScenario loads the scenario and keeps its text for the recording;
 // with no file it is the built-in bridge scenario.

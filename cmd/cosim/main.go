@@ -20,7 +20,7 @@ commands:
                                     with every frame checked against the golden models
                                     --no-pcap writes no pcapng per link (long campaigns)
                                     --replay RECORDING re-runs a bridge session without any TAP
-  bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR]
+  bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--no-pcap]
                                     run the models in real time against TAP devices (the scenario's
                                     [[tap]] tables; by default the switch on TAPs cs0..cs3), checking
                                     every frame, until SIGINT or SIGTERM; records the session

@@ -22,7 +22,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--out DIR] [--models DIR]"
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--out DIR] [--models DIR]"
 
 // runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
 // a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
@@ -37,6 +37,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	window := fs.Uint64("window", 0, "live window in cycles (0: the bridge's default)")
 	maxWindow := fs.Uint64("max-window", 0, "longest live window in cycles, while frames queue up (0: the bridge's default)")
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
+	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
 	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	fs.Usage = func() {
@@ -59,7 +60,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
 		}
 	}
-	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, out: *out, models: *models}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, out: *out, models: *models}
 	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
 	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
 		// The commands died of the signal; say what happened instead.
@@ -74,6 +75,7 @@ type tapDemo struct {
 	window         uint64
 	maxWindow      uint64
 	keepWarm       time.Duration
+	noPcap         bool // --no-pcap
 	out, models    string
 	net            *hostnet.Net
 	session        *bridge.Session
@@ -154,7 +156,7 @@ func (d *tapDemo) start() error {
 	liveProcs(len(sc.Models))
 	d.session, err = bridge.Start(bridge.Config{
 		Scenario: sc, Text: []byte(text), Seed: 1, OutDir: d.out, ModelDir: d.models, Report: d.stdout,
-		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm,
+		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm, NoLinkPcaps: d.noPcap,
 		Timeouts: cosimproto.Timeouts{Step: cosimproto.DefaultStepTimeout},
 	})
 	if err != nil {

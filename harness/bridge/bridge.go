@@ -48,6 +48,11 @@ type Config struct {
 	// moves simulated time on, and the recording holds the cycle every
 	// frame entered at, so a replay is byte-identical all the same.
 	KeepWarm time.Duration
+	// NoLinkPcaps: no pcapng per link (engine.Config.NoLinkPcaps). The
+	// recording is still written, and its replay writes the captures: a
+	// long session at hundreds of Mbit/s would otherwise write every frame
+	// three times (recording, host link, switch link), gigabytes a minute.
+	NoLinkPcaps bool
 }
 
 // Session is a running bridge.
@@ -104,7 +109,7 @@ func Start(cfg Config) (*Session, error) {
 	go s.run(ctx, engine.Config{
 		Scenario: sc, Seed: cfg.Seed, OutDir: cfg.OutDir, ModelDir: cfg.ModelDir, Report: cfg.Report,
 		Timeouts: cfg.Timeouts, Taps: ends, Live: s.live, LiveWindow: sc.Bridge.Window, LiveMaxWindow: sc.Bridge.MaxWindow,
-		Status: s.status.update,
+		Status: s.status.update, NoLinkPcaps: cfg.NoLinkPcaps,
 	})
 	return s, nil
 }

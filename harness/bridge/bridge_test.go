@@ -103,13 +103,16 @@ func TestBadInputIsCounted(t *testing.T) {
 
 // A live session and its replay give byte-identical pcapng files on every
 // link; the replay needs nothing but the recording. Keep-warm windows
-// (empty ones while idle) change nothing in that.
+// (empty ones while idle) change nothing in that. A session without link
+// captures (NoLinkPcaps) writes none, and its recording replays all the
+// same: the replay writes them.
 func TestReplayIsByteIdentical(t *testing.T) {
-	t.Run("sleeping", func(t *testing.T) { testReplayIsByteIdentical(t, 0) })
-	t.Run("keep-warm", func(t *testing.T) { testReplayIsByteIdentical(t, bridge.DefaultKeepWarm) })
+	t.Run("sleeping", func(t *testing.T) { testReplayIsByteIdentical(t, 0, false) })
+	t.Run("keep-warm", func(t *testing.T) { testReplayIsByteIdentical(t, bridge.DefaultKeepWarm, false) })
+	t.Run("no-pcap", func(t *testing.T) { testReplayIsByteIdentical(t, bridge.DefaultKeepWarm, true) })
 }
 
-func testReplayIsByteIdentical(t *testing.T, keepWarm time.Duration) {
+func testReplayIsByteIdentical(t *testing.T, keepWarm time.Duration, noPcap bool) {
 	sc, text := switchScenario(t, 512, 3, "")
 	pipes := map[string]*bridgetest.Pipe{"h1": bridgetest.New("h1"), "h2": bridgetest.New("h2"), "h3": bridgetest.New("h3")}
 	devs := map[string]bridge.Device{}
@@ -118,6 +121,7 @@ func testReplayIsByteIdentical(t *testing.T, keepWarm time.Duration) {
 	}
 	cfg := config(t, sc, text, devs)
 	cfg.KeepWarm = keepWarm
+	cfg.NoLinkPcaps = noPcap
 	s, err := bridge.Start(cfg)
 	require.NoError(t, err)
 	// Traffic at wall-clock times the replay cannot know: bursts, pauses,
@@ -150,7 +154,17 @@ func testReplayIsByteIdentical(t *testing.T, keepWarm time.Duration) {
 	require.True(t, replay.Pass)
 	assert.Equal(t, live.FramesIn, replay.FramesIn)
 	assert.Equal(t, live.FramesOut, replay.FramesOut)
-	samePcaps(t, cfg.OutDir, out)
+	assert.Equal(t, live.Matched, replay.Matched)
+	if !noPcap {
+		samePcaps(t, cfg.OutDir, out)
+		return
+	}
+	pcaps, err := filepath.Glob(filepath.Join(cfg.OutDir, "*.pcapng"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(cfg.OutDir, bridge.RecordingFile)}, pcaps, "no link capture, the recording")
+	for _, link := range []string{"h1--sw.in0", "sw.out0--h1", "h2--sw.in1", "sw.out1--h2", "h3--sw.in2", "sw.out2--h3"} {
+		assert.FileExists(t, filepath.Join(out, link+".pcapng"), "the replay writes every link's capture")
+	}
 }
 
 // samePcaps requires the same link pcapng files, byte for byte, in both
