@@ -70,6 +70,8 @@
 // turns it into taps for engine.Config: `cosim run --replay` re-runs the
 // session without any TAP, and since the models get the same frames at
 // the same cycles, every link's pcapng is byte-identical to the live one.
+// So a long session may leave the link captures out (Config.NoLinkPcaps,
+// `--no-pcap`) and write only the recording.
 //
 // # Safety
 //
