@@ -130,9 +130,7 @@ func Build(rng *rand.Rand, s Spec) ([]byte, error) {
 	}
 	ls = append(ls, udp, randomBTH(rng, s.OpCode))
 	payload := make([]byte, s.PayloadLen)
-	for i := range payload {
-		payload[i] = byte(rng.Uint32())
-	}
+	fillRandom(rng, payload)
 	if len(payload) > 0 {
 		ls = append(ls, gopacket.Payload(payload))
 	}

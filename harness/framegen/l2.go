@@ -32,9 +32,18 @@ const EtherTypeExperimental = 0x88B5
 // covers the rest of the frame.
 func BuildL2(rng *rand.Rand, s L2Spec) []byte {
 	f := make([]byte, s.Len)
-	for i := range f {
-		f[i] = byte(rng.Uint32())
+	WriteL2(rng, s, f)
+	return f
+}
+
+// WriteL2 builds the frame s describes into f, which must be s.Len bytes
+// long, as BuildL2 does: for a caller that cuts its frames from larger
+// blocks.
+func WriteL2(rng *rand.Rand, s L2Spec, f []byte) {
+	if len(f) != s.Len {
+		panic("framegen: WriteL2 into a slice of the wrong length")
 	}
+	fillRandom(rng, f)
 	copy(f[0:6], s.Dst[:])
 	copy(f[6:12], s.Src[:])
 	off := 12
@@ -44,11 +53,11 @@ func BuildL2(rng *rand.Rand, s L2Spec) []byte {
 		off = 16
 	}
 	if off+2 > s.Len {
-		return f
+		return
 	}
 	if !s.IPv4 || off+2+20 > s.Len {
 		binary.BigEndian.PutUint16(f[off:], EtherTypeExperimental)
-		return f
+		return
 	}
 	binary.BigEndian.PutUint16(f[off:], 0x0800)
 	ip := f[off+2 : off+2+20]
@@ -60,5 +69,18 @@ func BuildL2(rng *rand.Rand, s L2Spec) []byte {
 	ip[9] = 253 // experimental protocol (RFC 3692)
 	ip[10], ip[11] = 0, 0
 	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip))
-	return f
+}
+
+// fillRandom fills b from rng, eight bytes a draw: a frame's random bytes
+// are most of what generating a campaign's stimulus costs.
+func fillRandom(rng *rand.Rand, b []byte) {
+	for ; len(b) >= 8; b = b[8:] {
+		binary.LittleEndian.PutUint64(b, rng.Uint64())
+	}
+	if len(b) > 0 {
+		v := rng.Uint64()
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+	}
 }

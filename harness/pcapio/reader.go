@@ -13,6 +13,8 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/rocesim/cosim/harness/internal/slab"
 )
 
 // Format is the container format of a capture file.
@@ -89,26 +91,7 @@ type Reader struct {
 	n   int   // packets returned so far
 	err error // sticky error, io.EOF at the end
 
-	slab []byte // packet data is cut from it: one allocation for many small packets
-}
-
-// slabSize is the size of the blocks packet data is cut from.
-const slabSize = 256 << 10
-
-// own copies data into the slab and returns the copy, its capacity its
-// length so that an append by the caller cannot reach the next packet.
-func (r *Reader) own(data []byte) []byte {
-	n := len(data)
-	if n > slabSize/8 {
-		return append([]byte(nil), data...)
-	}
-	if len(r.slab) < n {
-		r.slab = make([]byte, slabSize)
-	}
-	out := r.slab[:n:n]
-	copy(out, data)
-	r.slab = r.slab[n:]
-	return out
+	slab slab.Slab // packet data is cut from it: one allocation for many small packets
 }
 
 var errReaderClosed = errors.New("pcapio: reader is closed")
@@ -259,7 +242,7 @@ func (r *Reader) nextNg() (Packet, error) {
 	}
 	p := Packet{
 		Index:          idx,
-		Data:           r.own(data),
+		Data:           r.slab.Copy(data),
 		Timestamp:      ci.Timestamp,
 		CaptureLength:  ci.CaptureLength,
 		OriginalLength: ci.Length,

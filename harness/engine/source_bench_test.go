@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+// BenchmarkSource builds one generated source of 10,000 frames a loop: the
+// stimulus every random switch and NIC campaign draws before its first
+// window (a million-frame soak draws a hundred times this per port).
+// ns/frame is the figure to compare.
+//
+//	go test -run '^$' -bench Source ./harness/engine
+func BenchmarkSource(b *testing.B) {
+	for _, c := range []struct {
+		name, kind string
+		min, max   int
+	}{
+		{"l2_64B", "l2", 64, 64},
+		{"l2_60-1500B", "l2", 60, 1500},
+		{"roce_64-1500B", "roce", 64, 1500},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			const frames = 10_000
+			toml := fmt.Sprintf("name = \"bench\"\ncycles = 1_000_000_000\n[[model]]\nname = \"dut\"\ntop = \"switch4\"\ndata_width = 512\n"+
+				"[[traffic]]\nkind = %q\nto = \"dut.in0\"\nframes = %d\nmin_size = %d\nmax_size = %d\nvlan_pct = 30\nipv4_pct = 50\n",
+				c.kind, frames, c.min, c.max)
+			sc, err := scenario.Parse("bench.toml", []byte(toml))
+			require.NoError(b, err)
+			bytes := 0
+			for i := 0; b.Loop(); i++ {
+				s, err := newSource(0, sc.Traffic[0], sc, 512, 4, uint64(i))
+				require.NoError(b, err)
+				for _, f := range s.frames {
+					bytes += len(f.data)
+				}
+			}
+			b.SetBytes(int64(bytes / max(b.N, 1)))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
+		})
+	}
+}
