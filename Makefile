@@ -61,8 +61,9 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
 	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --out $(OUT)/tap-demo
 
-bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); harness vs raw model speed; NIC system; live bridge
+bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; live bridge
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
+	$(GO) test -run '^$$' -bench Source -benchmem ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench NICSystem -benchtime 500x ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
