@@ -81,7 +81,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var bad *engine.ScenarioError
 	if errors.As(err, &bad) {
-		// Found before anything ran, like the parser's errors: exit 2.
+		// Bad input, like the parser's errors: exit 2. Found before
+		// anything ran, or a capture damaged past its start.
 		return fail(exitBadInput, "run: %v", err)
 	}
 	if err != nil {

@@ -191,6 +191,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r.sb.Drain(r.cycle)
 	r.closeModels()
+	for _, s := range r.sources {
+		s.release()
+	}
 	s := r.summary(time.Since(start), runErr)
 	if err := r.finish(s); err != nil && runErr == nil {
 		runErr = err
@@ -271,7 +274,7 @@ type run struct {
 	memFails     []string // DUT memory unlike golden's (checkMemory)
 }
 
-func newRun(cfg Config) (*run, error) {
+func newRun(cfg Config) (_ *run, err error) {
 	sc := cfg.Scenario
 	if cfg.MaxWindow == 0 {
 		cfg.MaxWindow = 1 << 16
@@ -332,6 +335,15 @@ func newRun(cfg Config) (*run, error) {
 		r.links = append(r.links, lk)
 	}
 	srcs, srcErrs := r.makeSources()
+	defer func() {
+		if err != nil { // a run that never starts closes its captures here
+			for _, s := range srcs {
+				if s != nil {
+					s.release()
+				}
+			}
+		}
+	}()
 	for i, t := range sc.Traffic {
 		model, port := sc.Port(t.To)
 		if err := r.checkPort(portRef{model, port}, true); err != nil {
@@ -364,10 +376,9 @@ func newRun(cfg Config) (*run, error) {
 }
 
 // makeSources builds the source of every [[traffic]] entry whose port
-// exists, in parallel: reading a large capture or generating a million
-// frames is the longest part of a run's start, and every source is its
-// own (its own file, its own random stream). newRun reports the errors in
-// the scenario's order.
+// exists, in parallel: opening a large capture checks its framing, and
+// every source is its own (its own file, its own random stream). newRun
+// reports the errors in the scenario's order.
 func (r *run) makeSources() ([]*source, []error) {
 	sc := r.sc
 	srcs, errs := make([]*source, len(sc.Traffic)), make([]error, len(sc.Traffic))
@@ -608,6 +619,9 @@ func (r *run) loop(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
 		}
+		if err := r.sourceErr(); err != nil {
+			return err
+		}
 		quiet := woke || r.quiet()
 		woke = false
 		nextSrc, more := r.nextSource()
@@ -617,7 +631,7 @@ func (r *run) loop(ctx context.Context) error {
 				if err := ctx.Err(); err != nil {
 					return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
 				}
-				return nil // drained
+				return r.sourceErr() // drained, unless a source broke off
 			}
 			woke = true
 			continue // a live frame came: take it in the next window
@@ -687,6 +701,18 @@ func (r *run) loop(ctx context.Context) error {
 	}
 }
 
+// sourceErr reports a source whose stream broke off (a capture that turns
+// out damaged past its start) as the scenario's fault, like one that
+// cannot be opened at all.
+func (r *run) sourceErr() error {
+	for i, s := range r.sources {
+		if s.err != nil {
+			return &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", r.sc.File, i, s.err)}
+		}
+	}
+	return nil
+}
+
 // drainWindow is how far a window goes past the last source frame, in
 // cycles; the windows after it double up to the lookahead.
 const drainWindow = 1024
@@ -704,8 +730,8 @@ func (r *run) clampDrain(start, end uint64) uint64 {
 		if s.pausable {
 			return end
 		}
-		if n := len(s.frames); s.next < n {
-			last, taking = max(last, s.frames[n-1].cycle), true
+		if c, ok := s.last(end); ok {
+			last, taking = max(last, c), true
 		}
 	}
 	if !taking || last >= end {
@@ -879,12 +905,13 @@ func (r *run) capFrames(end uint64) uint64 {
 			continue
 		}
 		n := 0
-		for i := s.next; i < len(s.frames) && s.frames[i].cycle < end; i++ {
+		s.ensure(end)
+		for i := s.next; i < s.end() && s.drawn(i).cycle < end; i++ {
 			if i > s.next && (i-s.next >= share || n >= bytes) {
-				end = s.frames[i].cycle
+				end = s.drawn(i).cycle
 				break
 			}
-			n += len(s.frames[i].data)
+			n += len(s.drawn(i).data)
 		}
 	}
 	return end

@@ -676,6 +676,42 @@ max_size = 1500
 	assert.Less(t, len(got["traffic0->fifo.in0"]), 200, "the partial capture stops at the limit")
 }
 
+// A capture is read as the run goes: one damaged past its start fails the
+// run where the damage is, as the scenario's fault (*ScenarioError, so
+// cosim run exits 2), naming the traffic entry and the packet, after
+// every frame before it went through and was checked.
+func TestDamagedCaptureMidRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.pcap")
+	require.NoError(t, pcapio.WritePcap(path, exactFrames(t, 300, 128, true, 5)))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, st.Size()-20)) // the last record cut short
+	sc := parse(t, fmt.Sprintf(`
+name = "damaged"
+cycles = 1_000_000
+[[model]]
+name = "fifo"
+top = "axis_fifo"
+[[traffic]]
+kind = "pcap"
+to = "fifo.in0"
+file = %q
+`, path))
+	cfg := config(t, sc, 3)
+	s, err := run(t, cfg)
+	require.Error(t, err)
+	var se *engine.ScenarioError
+	require.True(t, errors.As(err, &se), "%v", err)
+	assert.Contains(t, err.Error(), "traffic[0]")
+	assert.Contains(t, err.Error(), "packet 300")
+	require.NotNil(t, s)
+	assert.False(t, s.Pass)
+	assert.Equal(t, err.Error(), s.Error)
+	assert.Equal(t, 299, s.FramesIn, "the frames before the damage went in")
+	assert.Equal(t, 299, s.Matched, "and were checked")
+}
+
 // Runs that cannot start leave summary.json too, with the seed, the error
 // and pass false; problems with the scenario itself are *ScenarioError.
 // No model runs, so none needs to be built.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"slices"
 
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/framegen"
@@ -17,13 +16,26 @@ import (
 
 // source produces the frames of one [[traffic]] entry, each stamped with
 // its arrival cycle at the model's input port. Sources are open loop: the
-// whole stimulus is known in advance, so the windows can be long.
+// whole stimulus is known in advance, so the windows can be long. It is
+// drawn as the run goes, a lookahead ahead of the windows, and forgotten
+// once sent: a campaign of any length holds a window's frames, not its
+// whole stimulus, and its first window starts at once.
 type source struct {
-	name   string
-	model  string
-	port   int
+	name  string
+	model string
+	port  int
+
+	// frames holds frame numbers base, base+1, ... of the stream: every
+	// frame drawn and still needed. next is the number of the first one
+	// not yet due.
 	frames []stamped
+	base   int
 	next   int
+	// draw returns the stream's next frame, false once it has ended; it
+	// is nil from then on. err is why the stream ended early.
+	draw  func() (stamped, bool, error)
+	close func() // releases what draw reads from; nil when nothing
+	err   error
 
 	// A pausable source (pause_from) is stamped as it goes: frames are
 	// offered at their stamps into one queue per priority and leave one
@@ -33,8 +45,7 @@ type source struct {
 	// most pause_latency), so nothing already sent is ever affected.
 	pausable   bool
 	dataWidth  int
-	prio       []uint8 // per frame
-	pending    [8]fifoInts
+	pending    [8]fifoInts // frame numbers
 	pauseUntil [8]uint64
 	lineFree   uint64
 	out        []stamped
@@ -68,77 +79,130 @@ func beats(n, dataWidth int) uint64 { return uint64((n*8 + dataWidth - 1) / data
 
 func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, ports int, seed uint64) (*source, error) {
 	model, port := sc.Port(t.To)
-	s := &source{name: fmt.Sprintf("traffic%d", i), model: model, port: port}
+	s := &source{name: fmt.Sprintf("traffic%d", i), model: model, port: port,
+		pausable: t.PauseFrom != "", dataWidth: dataWidth}
 	rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
-	// Frames arrive back to back at line rate, with the configured gap
-	// after every burst (after every frame unless burst is set).
-	cycle, burst := t.Start, max(t.Burst, 1)
-	// The frames go into blocks, joined once: a slice regrown would be
-	// copied (and scanned by the GC) a dozen times on the way to a
-	// million, and a capture's frame count is known only at its end. One
-	// array of a generator's whole count, made up front, measured slower:
-	// page faults on its fresh pages took a tenth of a 4M-frame run's CPU.
-	var full [][]stamped
-	frames := make([]stamped, 0, 1024)
 	var data slab.Slab // generated frames' bytes
+	// frame draws the next frame's bytes; false at the end.
+	var frame func() ([]byte, bool, bool, error)
 	count := 0
-	add := func(f []byte, bad bool) {
-		if len(frames) == cap(frames) {
-			full = append(full, frames)
-			frames = make([]stamped, 0, min(2*cap(frames), 1<<16))
-		}
-		frames = append(frames, stamped{cycle: cycle, data: f, bad: bad})
-		cycle += beats(len(f), dataWidth)
-		if count++; count%burst == 0 {
-			cycle += uint64(t.GapCycles)
-		}
-	}
 	switch t.Kind {
 	case "l2":
-		for range t.Frames {
-			add(l2Frame(rng, t, port, ports, &data))
+		frame = func() ([]byte, bool, bool, error) {
+			if count == t.Frames {
+				return nil, false, false, nil
+			}
+			f, bad := l2Frame(rng, t, port, ports, &data)
+			return f, bad, true, nil
 		}
 	case "roce":
 		ops := framegen.KnownOpCodes()
-		for n := 0; n < t.Frames; n++ {
+		frame = func() ([]byte, bool, bool, error) {
+			if count == t.Frames {
+				return nil, false, false, nil
+			}
 			f, err := roceFrame(rng, ops, t)
 			if err != nil {
-				return nil, err
+				return nil, false, false, err
 			}
 			// Draw for every frame so corrupt_pct does not shift the frames.
 			if draw, at := rng.Float64()*100, rng.IntN(1<<30); draw < t.CorruptPct {
 				f[14+at%(len(f)-14)] ^= byte(1 + at%255)
 			}
-			add(data.Copy(f), false)
+			return data.Copy(f), false, true, nil
 		}
 	case "pcap":
 		r, err := pcapio.Open(t.File)
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
-		for t.Frames == 0 || count < t.Frames {
+		s.close = func() { r.Close() }
+		frame = func() ([]byte, bool, bool, error) {
+			if t.Frames != 0 && count == t.Frames {
+				return nil, false, false, nil
+			}
 			p, err := r.Next()
 			if errors.Is(err, io.EOF) {
-				break
+				return nil, false, false, nil
 			}
 			if err != nil {
-				return nil, err
+				return nil, false, false, err
 			}
-			add(p.Data, false)
+			return p.Data, false, true, nil
 		}
+	default:
+		return nil, fmt.Errorf("unknown traffic kind %q", t.Kind) // the scenario checks kinds
 	}
-	s.frames = frames
-	if full != nil {
-		s.frames = slices.Concat(append(full, frames)...)
-	}
-	if t.PauseFrom != "" {
-		s.pausable, s.dataWidth = true, dataWidth
-		for _, f := range s.frames {
-			s.prio = append(s.prio, framePCP(f.data))
+	// Frames arrive back to back at line rate, with the configured gap
+	// after every burst (after every frame unless burst is set).
+	cycle, burst := t.Start, max(t.Burst, 1)
+	s.draw = func() (stamped, bool, error) {
+		f, bad, ok, err := frame()
+		if !ok || err != nil {
+			return stamped{}, false, err
 		}
+		st := stamped{cycle: cycle, data: f, bad: bad}
+		cycle += beats(len(f), dataWidth)
+		if count++; count%burst == 0 {
+			cycle += uint64(t.GapCycles)
+		}
+		return st, true, nil
 	}
 	return s, nil
+}
+
+// drawn returns frame number i of the stream, which must be drawn and
+// still held.
+func (s *source) drawn(i int) stamped { return s.frames[i-s.base] }
+
+// end is the number of the first frame not drawn yet.
+func (s *source) end() int { return s.base + len(s.frames) }
+
+// ensure draws frames until every frame arriving before cycle end is
+// drawn and one arriving at or after it too, or the stream has ended.
+// The frames from next on then tell everything the engine asks of the
+// stream up to end: which frames are due, and where the next one is.
+func (s *source) ensure(end uint64) {
+	for s.draw != nil && (s.end() == s.next || s.frames[len(s.frames)-1].cycle < end) {
+		f, ok, err := s.draw()
+		if !ok {
+			s.stop(err)
+			return
+		}
+		s.frames = append(s.frames, f)
+	}
+}
+
+// stop ends the stream: it has no more frames, or err says why it broke.
+func (s *source) stop(err error) {
+	s.draw, s.err = nil, err
+	s.release()
+}
+
+// release closes what the stream reads from, once.
+func (s *source) release() {
+	if s.close != nil {
+		s.close()
+		s.close = nil
+	}
+}
+
+// forget drops the frames no longer needed (before next, and before the
+// oldest one a pausable source still holds) once they are most of the
+// array, so that it stays about a lookahead long. Called before frames
+// are taken: what due returned before is no longer in use.
+func (s *source) forget() {
+	keep := s.next
+	for p := range s.pending {
+		if !s.pending[p].empty() {
+			keep = min(keep, s.pending[p].front())
+		}
+	}
+	if dead := keep - s.base; dead >= 1024 && 2*dead >= len(s.frames) {
+		n := copy(s.frames, s.frames[dead:])
+		clear(s.frames[n:]) // let the sent frames' bytes go
+		s.frames, s.base = s.frames[:n], keep
+	}
 }
 
 // framePCP is a frame's 802.1Q priority, 0 when untagged.
@@ -164,7 +228,7 @@ func (s *source) pause(enable uint8, times [8]uint16, at uint64) {
 // frame offered, the priority not paused.
 func (s *source) start(p int) uint64 {
 	i := s.pending[p].front()
-	return max(s.lineFree, s.frames[i].cycle, s.pauseUntil[p])
+	return max(s.lineFree, s.drawn(i).cycle, s.pauseUntil[p])
 }
 
 // pick returns the pending frame that can go first (ties: the one offered
@@ -266,21 +330,24 @@ func roceFrame(rng *rand.Rand, ops []roce.OpCode, t scenario.Traffic) ([]byte, e
 	return f[:end-roce.ICRCLen], nil
 }
 
-// due returns the frames arriving before cycle end and consumes them.
+// due returns the frames arriving before cycle end and consumes them. The
+// slice is valid until the next call.
 func (s *source) due(end uint64) []stamped {
+	s.forget()
+	s.ensure(end)
 	if s.pausable {
 		return s.duePausable(end)
 	}
 	i := s.next
-	for s.next < len(s.frames) && s.frames[s.next].cycle < end {
+	for s.next < s.end() && s.drawn(s.next).cycle < end {
 		s.next++
 	}
-	return s.frames[i:s.next]
+	return s.frames[i-s.base : s.next-s.base]
 }
 
 func (s *source) duePausable(end uint64) []stamped {
-	for s.next < len(s.frames) && s.frames[s.next].cycle < end {
-		s.pending[s.prio[s.next]].push(s.next)
+	for s.next < s.end() && s.drawn(s.next).cycle < end {
+		s.pending[framePCP(s.drawn(s.next).data)].push(s.next)
 		s.next++
 	}
 	s.out = s.out[:0]
@@ -291,7 +358,7 @@ func (s *source) duePausable(end uint64) []stamped {
 		}
 		i := s.pending[p].front()
 		s.pending[p].pop()
-		f := s.frames[i]
+		f := s.drawn(i)
 		f.cycle = at
 		s.out = append(s.out, f)
 		s.lineFree = at + beats(len(f.data), s.dataWidth)
@@ -300,20 +367,32 @@ func (s *source) duePausable(end uint64) []stamped {
 
 // nextCycle returns the arrival of the next frame, or false when done.
 func (s *source) nextCycle() (uint64, bool) {
+	s.ensure(0)
 	if s.pausable {
 		c, ok := uint64(0), false
 		if _, at, pok := s.pick(); pok {
 			c, ok = at, true
 		}
-		if s.next < len(s.frames) {
-			if at := max(s.lineFree, s.frames[s.next].cycle); !ok || at < c {
+		if s.next < s.end() {
+			if at := max(s.lineFree, s.drawn(s.next).cycle); !ok || at < c {
 				c, ok = at, true
 			}
 		}
 		return c, ok
 	}
-	if s.next >= len(s.frames) {
+	if s.next >= s.end() {
 		return 0, false
 	}
-	return s.frames[s.next].cycle, true
+	return s.drawn(s.next).cycle, true
+}
+
+// last returns the arrival of the stream's last frame not yet due, or of
+// a frame at or after end when the stream goes on past it; false when
+// every frame is due.
+func (s *source) last(end uint64) (uint64, bool) {
+	s.ensure(end)
+	if s.next >= s.end() {
+		return 0, false
+	}
+	return s.frames[len(s.frames)-1].cycle, true
 }

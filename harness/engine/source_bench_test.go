@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,9 +10,9 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-// BenchmarkSource builds one generated source of 10,000 frames a loop: the
-// stimulus every random switch and NIC campaign draws before its first
-// window (a million-frame soak draws a hundred times this per port).
+// BenchmarkSource draws every frame of a generated source of 10,000
+// frames a loop: the stimulus every random switch and NIC campaign draws
+// as it runs (a million-frame soak draws a hundred times this per port).
 // ns/frame is the figure to compare.
 //
 //	go test -run '^$' -bench Source ./harness/engine
@@ -35,9 +36,10 @@ func BenchmarkSource(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				s, err := newSource(0, sc.Traffic[0], sc, 512, 4, uint64(i))
 				require.NoError(b, err)
-				for _, f := range s.frames {
+				for _, f := range s.due(math.MaxUint64) {
 					bytes += len(f.data)
 				}
+				require.NoError(b, s.err)
 			}
 			b.SetBytes(int64(bytes / max(b.N, 1)))
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
