@@ -83,33 +83,28 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 		pausable: t.PauseFrom != "", dataWidth: dataWidth}
 	rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
 	var data slab.Slab // generated frames' bytes
-	// frame draws the next frame's bytes; false at the end.
-	var frame func() ([]byte, bool, bool, error)
-	count := 0
+	// frame draws the next frame's bytes and whether it is bad (tuser[0]);
+	// io.EOF at the end of a capture.
+	var frame func() ([]byte, bool, error)
+	limit := t.Frames // frames in the stream; a whole capture when 0
 	switch t.Kind {
 	case "l2":
-		frame = func() ([]byte, bool, bool, error) {
-			if count == t.Frames {
-				return nil, false, false, nil
-			}
+		frame = func() ([]byte, bool, error) {
 			f, bad := l2Frame(rng, t, port, ports, &data)
-			return f, bad, true, nil
+			return f, bad, nil
 		}
 	case "roce":
 		ops := framegen.KnownOpCodes()
-		frame = func() ([]byte, bool, bool, error) {
-			if count == t.Frames {
-				return nil, false, false, nil
-			}
+		frame = func() ([]byte, bool, error) {
 			f, err := roceFrame(rng, ops, t)
 			if err != nil {
-				return nil, false, false, err
+				return nil, false, err
 			}
 			// Draw for every frame so corrupt_pct does not shift the frames.
 			if draw, at := rng.Float64()*100, rng.IntN(1<<30); draw < t.CorruptPct {
 				f[14+at%(len(f)-14)] ^= byte(1 + at%255)
 			}
-			return data.Copy(f), false, true, nil
+			return data.Copy(f), false, nil
 		}
 	case "pcap":
 		r, err := pcapio.Open(t.File)
@@ -117,28 +112,28 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 			return nil, err
 		}
 		s.close = func() { r.Close() }
-		frame = func() ([]byte, bool, bool, error) {
-			if t.Frames != 0 && count == t.Frames {
-				return nil, false, false, nil
-			}
+		if limit == 0 {
+			limit = -1
+		}
+		frame = func() ([]byte, bool, error) {
 			p, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return nil, false, false, nil
-			}
-			if err != nil {
-				return nil, false, false, err
-			}
-			return p.Data, false, true, nil
+			return p.Data, false, err
 		}
 	default:
 		return nil, fmt.Errorf("unknown traffic kind %q", t.Kind) // the scenario checks kinds
 	}
 	// Frames arrive back to back at line rate, with the configured gap
 	// after every burst (after every frame unless burst is set).
-	cycle, burst := t.Start, max(t.Burst, 1)
+	cycle, burst, count := t.Start, max(t.Burst, 1), 0
 	s.draw = func() (stamped, bool, error) {
-		f, bad, ok, err := frame()
-		if !ok || err != nil {
+		if count == limit {
+			return stamped{}, false, nil
+		}
+		f, bad, err := frame()
+		if errors.Is(err, io.EOF) {
+			return stamped{}, false, nil
+		}
+		if err != nil {
 			return stamped{}, false, err
 		}
 		st := stamped{cycle: cycle, data: f, bad: bad}
