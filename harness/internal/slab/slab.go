@@ -1,8 +1,8 @@
 // Package slab cuts many small byte slices out of a few large blocks. A
-// campaign holds every frame of its stimulus from the start, a million or
-// more: cut from 256 KiB blocks, they are a few thousand objects for the
-// garbage collector to mark instead of a million, and allocating them
-// costs a slice expression instead of a malloc each.
+// campaign draws a million frames or more, and a capture holds as many
+// packets: cut from 256 KiB blocks, each costs a slice expression instead
+// of a malloc, and the garbage collector marks one block for hundreds of
+// them.
 package slab
 
 // Block is the size of the blocks slices are cut from.
