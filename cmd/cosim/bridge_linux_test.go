@@ -150,3 +150,21 @@ func waitFor(cond func() bool) error {
 	}
 	return errors.New("timed out")
 }
+
+// tap-demo checks its flags before it needs root or builds anything.
+func TestTapDemoBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tap-demo", "--seconds", "-1"}, "--seconds must be 0 or more"},
+		{[]string{"tap-demo", "--pings", "0"}, "--pings 1 or more"},
+		{[]string{"tap-demo", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"tap-demo", "extra"}, `unexpected argument "extra"`},
+	} {
+		code, stdout, stderr := cosim(t, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+}

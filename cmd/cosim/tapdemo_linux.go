@@ -32,7 +32,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("tap-demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	width := fs.Int("width", 512, "the switch's DATA_WIDTH: 512 (80 Gbit/s at 156.25 MHz) or 64")
-	seconds := fs.Float64("seconds", 5, "length of the iperf3 TCP stream")
+	seconds := fs.Float64("seconds", 5, "length of the iperf3 TCP stream (0: no stream, ping only)")
 	pings := fs.Int("pings", 200, "echo requests for the RTT figures")
 	window := fs.Uint64("window", 0, "live window in cycles (0: the bridge's default)")
 	maxWindow := fs.Uint64("max-window", 0, "longest live window in cycles, while frames queue up (0: the bridge's default)")
@@ -51,6 +51,9 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if fs.NArg() != 0 {
 		return fail(exitBadInput, "tap-demo: unexpected argument %q", fs.Arg(0))
+	}
+	if *seconds < 0 || *pings < 1 {
+		return fail(exitBadInput, "tap-demo: --seconds must be 0 or more and --pings 1 or more")
 	}
 	if os.Geteuid() != 0 {
 		return fail(exitFailed, "tap-demo: needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create network namespaces and TAP devices: run it as root, e.g. sudo make tap-demo")
@@ -131,6 +134,9 @@ func (d *tapDemo) run(ctx context.Context, stream time.Duration, pings int) (err
 	}
 	fmt.Fprintf(d.stdout, "ping h1 -> h2: %d sent, %d lost; RTT median %s, p99 %s (min %s, max %s)\n",
 		p.Sent, p.Lost(), ms(p.Quantile(0.5)), ms(p.Quantile(0.99)), ms(p.Quantile(0)), ms(p.Quantile(1)))
+	if stream == 0 {
+		return d.finish()
+	}
 	stopProf = profile("iperf")
 	ip, err := hostnet.IPerf(ctx, h[0], h[1], stream)
 	stopProf()
