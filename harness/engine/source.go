@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 
+	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/framegen"
 	"github.com/rocesim/cosim/harness/internal/slab"
@@ -264,6 +265,7 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int, data *slab.Sla
 		spec.Dst = [6]byte(mac)
 	}
 	kind, group, unknown := pct(), rng.IntN(2), rng.Uint32()
+	pfcFrame := false
 	switch {
 	case kind < t.BroadcastPct:
 		spec.Dst = [6]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
@@ -272,6 +274,8 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int, data *slab.Sla
 		}
 	case kind < t.BroadcastPct+t.UnknownPct:
 		spec.Dst = [6]byte{0x02, 0, 0xFF, byte(unknown >> 16), byte(unknown >> 8), byte(unknown)}
+	case kind < t.BroadcastPct+t.UnknownPct+t.PFCPct:
+		pfcFrame = true
 	}
 	spec.VLAN, spec.PCP, spec.VID = pct() < t.VLANPct, uint8(rng.IntN(8)), uint16(1+rng.IntN(4094))
 	if t.PCP != nil {
@@ -290,6 +294,13 @@ func l2Frame(rng *rand.Rand, t scenario.Traffic, port, ports int, data *slab.Sla
 		spec.Len = oversize
 	}
 	bad := pct() < t.BadPct
+	if pfcFrame {
+		// Draws of its own, made only for PFC frames: a campaign without
+		// them draws what it drew before pfc_pct existed.
+		f := data.Alloc(pfc.FrameLen)
+		framegen.WritePFC(rng, spec.Src, f)
+		return f, bad
+	}
 	f := data.Alloc(spec.Len)
 	framegen.WriteL2(rng, spec, f)
 	return f, bad

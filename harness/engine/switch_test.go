@@ -46,15 +46,16 @@ unknown_pct = 5
 runt_pct = 1
 oversize_pct = 1
 bad_pct = 1
+pfc_pct = 1
 `, p, perPort, 3*1518*8/width)
 	}
 	return s
 }
 
-// Strict priority with ECN and PFC generation at 64 bits; DRR and the RED
-// form of ECN at 512.
+// Strict priority with ECN, PFC generation and reception at 64 bits; DRR,
+// the RED form of ECN and PFC reception at 512.
 var switchConfigs = map[int]string{
-	64: `CTRL = 7
+	64: `CTRL = 14
 MTU = 1518
 AGE_CYCLES = 400000
 DSCP_MAP0 = 0x76543210
@@ -67,7 +68,7 @@ PFC_XON = 3000
 PFC_REFRESH = 20000
 SWITCH_MAC_LO = 0x00000042
 SWITCH_MAC_HI = 0x0200`,
-	512: `CTRL = 19
+	512: `CTRL = 27
 RED_LFSR = 0x1D2E
 ECN_KMAX1 = 12000
 ECN_PMAX1 = 64
@@ -114,7 +115,7 @@ func TestSwitchRandom100k(t *testing.T) {
 				}
 				return n
 			}
-			for _, name := range []string{"drop_runt", "drop_oversize", "drop_bad", "drop_tail", "ecn_marked", "rx_frames", "tx_frames"} {
+			for _, name := range []string{"drop_runt", "drop_oversize", "drop_bad", "drop_tail", "ecn_marked", "rx_frames", "tx_frames", "rx_pfc"} {
 				assert.Positive(t, sum(name), name)
 				t.Logf("%s: %d", name, sum(name))
 			}
@@ -172,6 +173,13 @@ ect_pct = 100
 	return s
 }
 
+// The incast tests' switch settings: ECN on priority 3 without PFC, and
+// with PFC generation and reception on.
+const (
+	incastTailDropCSR = "CTRL = 2\nECN_K3 = 4000\nMTU = 1518"
+	incastPFCCSR      = "CTRL = 14\nECN_K3 = 4000\nMTU = 1518\nPFC_XOFF = 2000\nPFC_XON = 1000\nPFC_QUANTA = 200\nPFC_REFRESH = 800"
+)
+
 func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
 	for p := range ports {
 		n += s.Counters["sw"][fmt.Sprintf("port%d.%s", p, name)].DUT
@@ -182,7 +190,7 @@ func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
 // Incast without PFC: the egress overflows and drops exactly where the
 // golden model says; ECN marks start at the threshold.
 func TestSwitchIncastTailDrop(t *testing.T) {
-	sc := parse(t, incast("CTRL = 2\nECN_K3 = 4000\nMTU = 1518", false))
+	sc := parse(t, incast(incastTailDropCSR, false))
 	s, err := run(t, config(t, sc, 3))
 	requirePass(t, s, err)
 	assert.Positive(t, counter(t, s, "sw", "port3.drop_tail[3]"), "the egress overflows")
@@ -193,7 +201,7 @@ func TestSwitchIncastTailDrop(t *testing.T) {
 // Incast with PFC: the switch pauses the three senders before the egress
 // overflows, and they honour it: not one frame is dropped.
 func TestSwitchIncastPFC(t *testing.T) {
-	sc := parse(t, incast("CTRL = 14\nECN_K3 = 4000\nMTU = 1518\nPFC_XOFF = 2000\nPFC_XON = 1000\nPFC_QUANTA = 200\nPFC_REFRESH = 800", true))
+	sc := parse(t, incast(incastPFCCSR, true))
 	s, err := run(t, config(t, sc, 3))
 	requirePass(t, s, err)
 	assert.Zero(t, counter(t, s, "sw", "port3.drop_tail[3]"), "lossless")

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/golden/wirecheck"
 	"github.com/rocesim/cosim/harness/framegen"
@@ -276,4 +279,34 @@ func TestBuildL2(t *testing.T) {
 	plain := framegen.BuildL2(rng, framegen.L2Spec{Dst: dst, Src: src, Len: 60})
 	require.Equal(t, dst[:], plain[:6])
 	require.Equal(t, src[:], plain[6:12])
+}
+
+// WritePFC's frames are the ones golden/pfc builds (its codec is checked
+// against tshark) for the vector and times they carry, with no problem
+// CheckFrame knows; times stay within PFCMaxQuanta and some are 0.
+func TestWritePFC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	src := [6]byte{2, 0, 0, 0, 1, 2}
+	zeros, enabled := 0, 0
+	for range 200 {
+		f := make([]byte, pfc.FrameLen)
+		framegen.WritePFC(rng, src, f)
+		p := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.Default)
+		eth := p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+		frame, ok := p.Layer(pfc.LayerTypePFC).(*pfc.PFC)
+		require.True(t, ok, "% x", f)
+		require.Empty(t, pfc.CheckFrame(eth, frame))
+		want, err := pfc.New(net.HardwareAddr(src[:]), frame.EnableVector.Priorities(), frame.Quanta)
+		require.NoError(t, err)
+		require.Equal(t, want, f)
+		for _, q := range frame.Quanta {
+			require.LessOrEqual(t, q, uint16(framegen.PFCMaxQuanta))
+			if q == 0 {
+				zeros++
+			}
+		}
+		enabled += bits.OnesCount8(frame.EnableVector.Priorities())
+	}
+	assert.InDelta(t, 0.25, float64(zeros)/1600, 0.05, "a quarter of the times resume")
+	assert.InDelta(t, 0.5, float64(enabled)/1600, 0.05, "half the priorities enabled")
 }

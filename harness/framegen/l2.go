@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 
+	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/wirecheck"
 )
 
@@ -69,6 +70,34 @@ func WriteL2(rng *rand.Rand, s L2Spec, f []byte) {
 	ip[9] = 253 // experimental protocol (RFC 3692)
 	ip[10], ip[11] = 0, 0
 	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip))
+}
+
+// PFCMaxQuanta bounds the pause times WritePFC draws: at most 8184 cycles
+// at 64 bits, so that random pauses slow a campaign without stopping it.
+const PFCMaxQuanta = 1023
+
+// WritePFC builds into f, pfc.FrameLen bytes long, an 802.1Qbb PFC frame
+// from src (IEEE 802.1Q-2018 clause 36; ../shared/PROTOCOL-NOTES.md
+// section 7): a random class-enable vector and random pause times of 0 to
+// PFCMaxQuanta quanta, a quarter of them 0 (resume), zero padding.
+func WritePFC(rng *rand.Rand, src [6]byte, f []byte) {
+	if len(f) != pfc.FrameLen {
+		panic("framegen: WritePFC into a slice of the wrong length")
+	}
+	clear(f)
+	copy(f[0:6], pfc.DstMAC)
+	copy(f[6:12], src[:])
+	binary.BigEndian.PutUint16(f[12:], uint16(pfc.EtherType))
+	binary.BigEndian.PutUint16(f[14:], uint16(pfc.OpcodePFC))
+	r := rng.Uint64()
+	f[17] = byte(r) // class-enable vector; the reserved high byte stays 0
+	for p := range pfc.NumPriorities {
+		t := uint16(rng.IntN(PFCMaxQuanta + 1))
+		if r>>(8+2*p)&3 == 0 {
+			t = 0
+		}
+		binary.BigEndian.PutUint16(f[18+2*p:], t)
+	}
 }
 
 // fillRandom fills b from rng, eight bytes a draw: a frame's random bytes

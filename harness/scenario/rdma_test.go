@@ -124,3 +124,20 @@ func TestReorderCyclesDefault(t *testing.T) {
 	assert.Equal(t, uint64(200), s.Links[1].ReorderCycles)
 	assert.Zero(t, s.Links[0].ReorderCycles, "no reordering, no delay")
 }
+
+func TestTrafficPFCPct(t *testing.T) {
+	l2 := "[[traffic]]\nkind = \"l2\"\nto = \"a.in0\"\nmin_size = 60\nmax_size = 60\n"
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+"pfc_pct = 2.5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 2.5, s.Traffic[0].PFCPct)
+	for _, tc := range []struct{ add, msg string }{
+		{"pfc_pct = 101.0", "must be 0 to 100, is 101"},
+		{"pfc_pct = 1.0\npause_from = \"a.out0\"\npause_latency = 10", "pfc_pct and pause_from exclude each other"},
+	} {
+		_, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+tc.add+"\n"))
+		var se *scenario.Error
+		require.ErrorAs(t, err, &se, tc.add)
+		assert.Equal(t, "traffic[0].pfc_pct", se.Key)
+		assert.Contains(t, se.Msg, tc.msg)
+	}
+}

@@ -98,6 +98,10 @@ type Traffic struct {
 	RuntPct      float64 `toml:"runt_pct"`      // 20 to 59 bytes
 	OversizePct  float64 `toml:"oversize_pct"`  // max_size+1 to max_size+64 bytes
 	BadPct       float64 `toml:"bad_pct"`       // tuser[0] set on the last beat
+	// PFCPct: an 802.1Qbb PFC frame from the host, as its NIC would send
+	// (framegen.WritePFC: random priorities, pause times of 0 to 1023
+	// quanta, a quarter of them 0 to resume).
+	PFCPct float64 `toml:"pfc_pct"`
 	// ToPort sends every unicast frame to a host behind this port (incast);
 	// -1 (the default) picks a random other port per frame.
 	ToPort *int `toml:"to_port"`
@@ -331,6 +335,11 @@ func (s *Scenario) check(data []byte) error {
 				if t.PauseLatency < 1 || t.PauseLatency > maxInt {
 					return bad(k("pause_latency"), "must be at least 1 cycle with pause_from")
 				}
+				if t.PFCPct > 0 {
+					// A host's MAC control frames are never paused; a
+					// pausable source holds every frame by its PCP.
+					return bad(k("pfc_pct"), "pfc_pct and pause_from exclude each other")
+				}
 			}
 			if t.ToPort != nil && *t.ToPort < 0 {
 				return bad(k("to_port"), "must not be negative")
@@ -350,7 +359,8 @@ func (s *Scenario) check(data []byte) error {
 				key string
 				v   float64
 			}{{"vlan_pct", t.VLANPct}, {"ipv4_pct", t.IPv4Pct}, {"ect_pct", t.ECTPct}, {"broadcast_pct", t.BroadcastPct},
-				{"unknown_pct", t.UnknownPct}, {"runt_pct", t.RuntPct}, {"oversize_pct", t.OversizePct}, {"bad_pct", t.BadPct}} {
+				{"unknown_pct", t.UnknownPct}, {"runt_pct", t.RuntPct}, {"oversize_pct", t.OversizePct}, {"bad_pct", t.BadPct},
+				{"pfc_pct", t.PFCPct}} {
 				if !(f.v >= 0 && f.v <= 100) {
 					return bad(k(f.key), "must be 0 to 100, is %g", f.v)
 				}
