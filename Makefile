@@ -19,7 +19,7 @@ SOAK_SEED ?= 1
 # /usr/bin/python3.
 DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++
 
-.PHONY: help deps build cosim test bench soak lint fuzz clean tap-demo
+.PHONY: help deps build cosim test bench soak mutants lint fuzz clean tap-demo
 
 # Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`.
 include sim/build.mk
@@ -54,7 +54,7 @@ build: models ## build the cosim command and every Verilator model into build/
 cosim: deps build ## run the main job: the built-in default scenario through the RTL, every frame checked
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
-test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness
+test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaign
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory models-test
 
@@ -71,6 +71,9 @@ bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); s
 soak: build ## long random switch campaigns (not in make test): SOAK_FRAMES per run, SOAK_SEEDS seeds from SOAK_SEED
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) \
 	  $(GO) test -count=1 -timeout 0 -v -run TestSwitchSoak ./harness/engine
+
+mutants: build ## mutation campaign (also in make test): builds the switch with each planted bug of harness/engine/testdata/switch_mutants.toml and shows which scenario catches it
+	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchMutants$$' ./harness/engine
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \
