@@ -72,8 +72,8 @@ soak: build ## long random switch campaigns (not in make test): SOAK_FRAMES per 
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) \
 	  $(GO) test -count=1 -timeout 0 -v -run TestSwitchSoak ./harness/engine
 
-mutants: build ## mutation campaign (also in make test): builds the switch with each planted bug of harness/engine/testdata/switch_mutants.toml and shows which scenario catches it
-	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchMutants$$' ./harness/engine
+mutants: build ## mutation campaigns (also in make test): build the switch and the NIC with each planted bug of harness/engine/testdata/*_mutants.toml, show which scenario catches it
+	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'Mutants$$' ./harness/engine
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \

@@ -162,14 +162,16 @@ nic_dcqcn_64.out    := 5
 # link, commands, host frames in on ports 0..2; link, completions, host
 # frames out on ports 0..2; CSR bus, DMA port, idle. The descriptor package
 # comes first: rtl/nic is not on the include path here.
+# SIM_NIC_DIR may point elsewhere, as SIM_SWITCH_DIR does (the mutation
+# test's copies of rtl/nic).
+SIM_NIC_DIR ?= rtl/nic
 define sim_nic
 SIM_MODELS += $1
 $1.top    := nic_top
-$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv rtl/nic/roce_nic.sv rtl/nic/nic_engine.sv rtl/nic/nic_dcqcn_rp.sv \
-             rtl/nic/nic_rx_dma.sv rtl/nic/nic_csr.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv \
-             rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv rtl/nic/nic_rx_host_fifo.sv rtl/nic/icrc_check.sv \
-             rtl/nic/nic_tx_build.sv rtl/nic/icrc_insert.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \
-             rtl/common/axis_fifo.sv
+$1.rtl    := $(SIM_NIC_DIR)/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv $(addprefix $(SIM_NIC_DIR)/,roce_nic.sv nic_engine.sv \
+             nic_dcqcn_rp.sv nic_rx_dma.sv nic_csr.sv nic_cmd.sv nic_cq.sv nic_rx_parse.sv nic_rx_store.sv \
+             nic_rx_host_fifo.sv icrc_check.sv nic_tx_build.sv icrc_insert.sv) \
+             rtl/common/crc32_roce.sv rtl/common/axis_skid.sv rtl/common/axis_fifo.sv
 $1.main   := $(SIM_DIR)/tops/nic_top.cpp
 $1.params := DATA_WIDTH=$2 QPS=16 MRS=16 SQ_DEPTH=32 RQ_DEPTH=32 MAX_READS=4 RX_BUF_BYTES=16384 DMA_LATENCY=64
 $1.dw     := $2

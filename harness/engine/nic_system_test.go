@@ -65,42 +65,22 @@ func TestNICSwitchNIC(t *testing.T) {
 	require.Empty(t, s.Workload)
 }
 
-// nicDirectTOML is two RTL NICs joined by a pair of 1 us links, with every
-// fault on both: loss, corruption, duplication and reordering.
-const nicDirectTOML = `
-name = "nic-nic"
-cycles = 200_000_000
-[[model]]
-name = "nic0"
-top = "nic"
-data_width = %[1]d
-[[model]]
-name = "nic1"
-top = "nic"
-data_width = %[1]d
-[[link]]
-from = "nic0.out0"
-to = "nic1.in0"
-latency = 156
-loss_pct = 1
-corrupt_pct = 0.2
-dup_pct = 0.5
-reorder_pct = 0.5
-[[link]]
-from = "nic1.out0"
-to = "nic0.in0"
-latency = 156
-loss_pct = 1
-corrupt_pct = 0.2
-dup_pct = 0.5
-reorder_pct = 0.5
-[[rdma]]
-nics = ["nic0", "nic1"]
-qps = 8
-messages = %[2]d
-max_size = 8192
-pmtu = 4096
-`
+// nicDirectTOML is two RTL NICs joined by a pair of 1 us links, with
+// every fault on both (loss, corruption, duplication and reordering) when
+// faults is set, and an RDMA workload of mixed messages.
+func nicDirectTOML(width, messages, pmtu int, faults bool) string {
+	s := "name = \"nic-nic\"\ncycles = 200_000_000\n"
+	for _, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
+	}
+	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
+		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\n", l[0], l[1])
+		if faults {
+			s += "loss_pct = 1\ncorrupt_pct = 0.2\ndup_pct = 0.5\nreorder_pct = 0.5\n"
+		}
+	}
+	return s + fmt.Sprintf("[[rdma]]\nnics = [\"nic0\", \"nic1\"]\nqps = 8\nmessages = %d\nmax_size = 8192\npmtu = %d\n", messages, pmtu)
+}
 
 // The issue's direct scenario, nic0 <-> nic1 with no switch, at 512 bits
 // (the switch scenarios run at 64) and path MTU 4096: mixed messages over
@@ -108,7 +88,7 @@ pmtu = 4096
 // completion matches golden, every message completes, memory matches, and
 // each fault happened and was recovered from.
 func TestNICDirect(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(nicDirectTOML, 512, 2_000))
+	sc := parse(t, nicDirectTOML(512, 2_000, 4096, true))
 	s, err := run(t, config(t, sc, 1))
 	requirePass(t, s, err)
 	for _, f := range []string{"link_corrupt", "link_duplicate", "link_reorder"} {

@@ -29,18 +29,25 @@ const RequireEnv = "COSIM_REQUIRE_MODELS"
 func Need(tb testing.TB, dir string, models ...string) string {
 	tb.Helper()
 	for _, m := range models {
-		i := strings.LastIndexByte(m, '_')
-		width, err := strconv.Atoi(m[i+1:])
-		if i <= 0 || err != nil {
-			tb.Fatalf("model %q is not top_width", m)
-		}
-		top, err := engine.LookupTop(m[:i])
+		top, width, err := Parse(m)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		NeedBinary(tb, engine.ModelPath(dir, top, width))
 	}
 	return dir
+}
+
+// Parse splits a "top_width" model name ("nic_icrc_64") into its top and
+// data width.
+func Parse(model string) (engine.Top, int, error) {
+	i := strings.LastIndexByte(model, '_')
+	width, err := strconv.Atoi(model[i+1:])
+	if i <= 0 || err != nil {
+		return engine.Top{}, 0, fmt.Errorf("model %q is not top_width", model)
+	}
+	top, err := engine.LookupTop(model[:i])
+	return top, width, err
 }
 
 // NeedBinary is Need for one model binary given by its path, for test tops

@@ -20,70 +20,99 @@ import (
 	"github.com/rocesim/cosim/harness/modeltest"
 )
 
-// The mutation campaign asks whether the switch's regression would catch a
-// bug in the RTL at all: each mutant in testdata/switch_mutants.toml is one
-// small edit to rtl/switch that plants a bug of the kind RTL engineers
-// make. The test builds every mutant with the same Verilator flags as the
-// real switch (sim/build.mk, SIM_SWITCH_DIR) under build/mutants/<name>
-// and runs the campaign's scenarios against it until one fails; a mutant
-// that passes them all survived, and fails the test: either the
-// regression has a hole or the mutant changes nothing and should go.
+// A mutation campaign asks whether a device's regression would catch a
+// bug in its RTL at all: each mutant in testdata/<device>_mutants.toml is
+// one small edit to rtl/<device> that plants a bug of the kind RTL
+// engineers make. The test builds every mutant with the same Verilator
+// flags as the real device (sim/build.mk, pointed at the copy by the
+// campaign's variable) under build/mutants/<device>/<name> and runs the
+// campaign's scenarios against it until one fails; a mutant that passes
+// them all survived, and fails the test: either the regression has a
+// hole or the mutant changes nothing and should go.
 //
 //	COSIM_MUTANTS=name,name   only these mutants (default: all)
 
-// switchMutant is one entry of testdata/switch_mutants.toml.
-type switchMutant struct {
+// mutant is one entry of a campaign's file.
+type mutant struct {
 	Name    string `toml:"name"`
-	File    string `toml:"file"`    // relative to the repository root, under rtl/switch
+	File    string `toml:"file"`    // relative to the repository root, under rtl/<device>
 	Find    string `toml:"find"`    // occurs exactly once in File
 	Replace string `toml:"replace"` // what takes its place
 	Bug     string `toml:"bug"`     // the planted bug, in plain words
 }
 
-// mutantScenario is a run each mutant faces, at 64 bits on 4 ports: the
-// regression's own scenarios (switch_test.go), cheapest first.
+// mutantScenario is a run each mutant faces: the regression's own
+// scenarios, cheapest first.
 type mutantScenario struct {
 	name string
 	toml string
 	seed uint64
 }
 
-var mutantScenarios = []mutantScenario{
-	{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7},
-	{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7},
-	{"incast without PFC", incast(incastTailDropCSR, false), 3},
-	{"incast with PFC", incast(incastPFCCSR, true), 3},
+// campaign is one device's mutation campaign.
+type campaign struct {
+	device    string // rtl/<device>, testdata/<device>_mutants.toml
+	dirVar    string // the sim/build.mk variable naming the device's RTL directory
+	model     string // the model built from each mutant, "top_width"
+	scenarios []mutantScenario
+}
+
+// The switch at 64 bits on 4 ports, in the scenarios of switch_test.go.
+var switchCampaign = campaign{
+	device: "switch", dirVar: "SIM_SWITCH_DIR", model: "switch4_64",
+	scenarios: []mutantScenario{
+		{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7},
+		{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7},
+		{"incast without PFC", incast(incastTailDropCSR, false), 3},
+		{"incast with PFC", incast(incastPFCCSR, true), 3},
+	},
+}
+
+// The NIC at 64 bits, two of them joined by links (nic_system_test.go):
+// mixed RDMA messages over links with every fault, and over clean ones.
+var nicCampaign = campaign{
+	device: "nic", dirVar: "SIM_NIC_DIR", model: "nic_64",
+	scenarios: []mutantScenario{
+		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1},
+		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1},
+	},
 }
 
 // repoRoot is the repository seen from this package's directory.
 var repoRoot = filepath.Join("..", "..")
 
-func TestSwitchMutants(t *testing.T) {
+func TestSwitchMutants(t *testing.T) { runCampaign(t, switchCampaign) }
+
+func TestNICMutants(t *testing.T) { runCampaign(t, nicCampaign) }
+
+func runCampaign(t *testing.T, c campaign) {
 	if testing.Short() {
-		t.Skip("builds a switch per mutant")
+		t.Skip("builds a model per mutant")
 	}
-	mutants := loadSwitchMutants(t)
+	mutants := loadMutants(t, c)
 	if only := os.Getenv("COSIM_MUTANTS"); only != "" {
 		names := strings.Split(only, ",")
-		mutants = slices.DeleteFunc(mutants, func(m switchMutant) bool { return !slices.Contains(names, m.Name) })
-		require.NotEmpty(t, mutants, "COSIM_MUTANTS=%s names no mutant of testdata/switch_mutants.toml", only)
+		mutants = slices.DeleteFunc(mutants, func(m mutant) bool { return !slices.Contains(names, m.Name) })
+		if len(mutants) == 0 {
+			t.Skipf("COSIM_MUTANTS=%s names no mutant of testdata/%s_mutants.toml", only, c.device)
+		}
 	}
 	needTool(t, "make")
 	needTool(t, "verilator")
 
-	// The scenarios pass on the real switch: a mutant that fails one is
+	// The scenarios pass on the real device: a mutant that fails one is
 	// caught by its bug, not by the scenario.
-	unmutated := needModels(t, "switch4_64")
-	for _, sc := range mutantScenarios {
+	unmutated := needModels(t, c.model)
+	for _, sc := range c.scenarios {
 		caught, how := runMutantScenario(t, unmutated, sc)
-		require.False(t, caught, "scenario %q fails on the unmutated switch: %s", sc.name, how)
+		require.False(t, caught, "scenario %q fails on the unmutated %s: %s", sc.name, c.device, how)
 	}
 
 	var table []string
 	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
-			dir := buildMutant(t, m)
-			for _, sc := range mutantScenarios {
+			dir := buildMutant(t, c, m)
+			for _, sc := range c.scenarios {
 				if caught, how := runMutantScenario(t, dir, sc); caught {
 					t.Logf("caught by %q: %s", sc.name, how)
 					table = append(table, fmt.Sprintf("  %-28s caught by %-36q %s", m.Name, sc.name, firstLine(how)))
@@ -95,24 +124,25 @@ func TestSwitchMutants(t *testing.T) {
 				m.Name, m.Bug, m.File)
 		})
 	}
-	t.Logf("mutants: %d\n%s", len(mutants), strings.Join(table, "\n"))
+	t.Logf("%s mutants: %d\n%s", c.device, len(mutants), strings.Join(table, "\n"))
 }
 
-// loadSwitchMutants reads and checks testdata/switch_mutants.toml.
-func loadSwitchMutants(t *testing.T) []switchMutant {
+// loadMutants reads and checks testdata/<device>_mutants.toml.
+func loadMutants(t *testing.T, c campaign) []mutant {
 	var f struct {
-		Mutant []switchMutant `toml:"mutant"`
+		Mutant []mutant `toml:"mutant"`
 	}
-	md, err := toml.DecodeFile(filepath.Join("testdata", "switch_mutants.toml"), &f)
+	name := c.device + "_mutants.toml"
+	md, err := toml.DecodeFile(filepath.Join("testdata", name), &f)
 	require.NoError(t, err)
-	require.Empty(t, md.Undecoded(), "unknown keys in switch_mutants.toml")
+	require.Empty(t, md.Undecoded(), "unknown keys in %s", name)
 	require.NotEmpty(t, f.Mutant)
 	seen := map[string]bool{}
 	for _, m := range f.Mutant {
 		require.NotEmpty(t, m.Name)
 		require.False(t, seen[m.Name], "mutant %s twice", m.Name)
 		seen[m.Name] = true
-		require.Equal(t, "rtl/switch", filepath.ToSlash(filepath.Dir(m.File)), "mutant %s: its file must be in rtl/switch", m.Name)
+		require.Equal(t, "rtl/"+c.device, filepath.ToSlash(filepath.Dir(m.File)), "mutant %s: its file must be in rtl/%s", m.Name, c.device)
 		require.NotEmpty(t, m.Find, m.Name)
 		require.NotEqual(t, m.Find, m.Replace, m.Name)
 		require.NotEmpty(t, m.Bug, m.Name)
@@ -120,27 +150,28 @@ func loadSwitchMutants(t *testing.T) []switchMutant {
 	return f.Mutant
 }
 
-// buildMutant writes rtl/switch with m's edit under build/mutants/<name>
-// and builds the 4-port 64-bit switch from it, returning its model
-// directory. Files are rewritten only when they change, so make rebuilds
-// only what the RTL or the sim library changed since the last campaign.
-func buildMutant(t *testing.T, m switchMutant) string {
-	base := filepath.Join("build", "mutants", m.Name) // from the repository root
-	rtl := filepath.Join(base, "rtl", "switch")
+// buildMutant writes rtl/<device> with m's edit under
+// build/mutants/<device>/<name> and builds the campaign's model from it,
+// returning its model directory. Files are rewritten only when they
+// change, so make rebuilds only what the RTL or the sim library changed
+// since the last campaign.
+func buildMutant(t *testing.T, c campaign, m mutant) string {
+	base := filepath.Join("build", "mutants", c.device, m.Name) // from the repository root
+	rtl := filepath.Join(base, "rtl", c.device)
 	require.NoError(t, os.MkdirAll(filepath.Join(repoRoot, rtl), 0o755))
-	src := filepath.Join(repoRoot, "rtl", "switch")
+	src := filepath.Join(repoRoot, "rtl", c.device)
 	ents, err := os.ReadDir(src)
 	require.NoError(t, err)
 	edited := false
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".sv") {
+		if e.IsDir() {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(src, e.Name()))
 		require.NoError(t, err)
 		if e.Name() == filepath.Base(m.File) {
 			n := bytes.Count(data, []byte(m.Find))
-			require.Equal(t, 1, n, "mutant %s: its find text occurs %d times in %s; the RTL changed, update testdata/switch_mutants.toml", m.Name, n, m.File)
+			require.Equal(t, 1, n, "mutant %s: its find text occurs %d times in %s; the RTL changed, update testdata/%s_mutants.toml", m.Name, n, m.File, c.device)
 			data = bytes.Replace(data, []byte(m.Find), []byte(m.Replace), 1)
 			edited = true
 		}
@@ -152,9 +183,11 @@ func buildMutant(t *testing.T, m switchMutant) string {
 	require.True(t, edited, "mutant %s: no file %s", m.Name, m.File)
 
 	models := filepath.Join(base, "models")
-	target := filepath.Join(models, "switch4_64", "Vswitch_top")
+	top, width, err := modeltest.Parse(c.model)
+	require.NoError(t, err)
+	target := engine.ModelPath(models, top, width)
 	cmd := exec.Command("make", "--no-print-directory", "-f", "sim/build.mk",
-		"SIM_MODELS_DIR="+models, "SIM_SWITCH_DIR="+rtl, target)
+		"SIM_MODELS_DIR="+models, c.dirVar+"="+rtl, target)
 	cmd.Dir = repoRoot
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -179,7 +212,8 @@ func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool
 		return false, ""
 	}
 	if s != nil {
-		how = fmt.Sprintf("%d mismatched, %d missing, %d unexpected, %d counter mismatches; ", s.Mismatched, s.Missing, s.Unexpected, s.CounterFails)
+		how = fmt.Sprintf("%d mismatched, %d missing, %d unexpected, %d counter mismatches, %d workload failures; ",
+			s.Mismatched, s.Missing, s.Unexpected, s.CounterFails, len(s.Workload))
 	}
 	if err != nil {
 		how += "the run failed: " + err.Error()
