@@ -41,8 +41,8 @@ type mutant struct {
 	Bug     string `toml:"bug"`     // the planted bug, in plain words
 }
 
-// mutantScenario is a run each mutant faces: the regression's own
-// scenarios, cheapest first.
+// mutantScenario is a run each mutant faces, in the campaign's order (the
+// one that catches most first): the regression's own scenarios.
 type mutantScenario struct {
 	name string
 	toml string

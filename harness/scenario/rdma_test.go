@@ -102,12 +102,18 @@ func TestTrafficToMAC(t *testing.T) {
 		{`to_mac = "nic1"`, "must be a unicast MAC address"},
 		{"to_mac = \"02:00:00:00:00:01\"\nto_port = 1", "exclude each other"},
 	} {
-		_, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+tc.add+"\n"))
-		var se *scenario.Error
-		require.ErrorAs(t, err, &se, tc.add)
-		assert.Equal(t, "traffic[0].to_mac", se.Key)
-		assert.Contains(t, se.Msg, tc.msg)
+		requireError(t, rdmaBase+l2+tc.add+"\n", "traffic[0].to_mac", tc.msg)
 	}
+}
+
+// requireError parses text and checks the error's key and message.
+func requireError(t *testing.T, text, key, msg string) {
+	t.Helper()
+	_, err := scenario.Parse("r.toml", []byte(text))
+	var se *scenario.Error
+	require.ErrorAs(t, err, &se, text)
+	assert.Equal(t, key, se.Key)
+	assert.Contains(t, se.Msg, msg)
 }
 
 func TestRDMANICInTwoWorkloads(t *testing.T) {
@@ -134,10 +140,6 @@ func TestTrafficPFCPct(t *testing.T) {
 		{"pfc_pct = 101.0", "must be 0 to 100, is 101"},
 		{"pfc_pct = 1.0\npause_from = \"a.out0\"\npause_latency = 10", "pfc_pct and pause_from exclude each other"},
 	} {
-		_, err := scenario.Parse("r.toml", []byte(rdmaBase+l2+tc.add+"\n"))
-		var se *scenario.Error
-		require.ErrorAs(t, err, &se, tc.add)
-		assert.Equal(t, "traffic[0].pfc_pct", se.Key)
-		assert.Contains(t, se.Msg, tc.msg)
+		requireError(t, rdmaBase+l2+tc.add+"\n", "traffic[0].pfc_pct", tc.msg)
 	}
 }
