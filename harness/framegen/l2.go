@@ -77,9 +77,9 @@ func WriteL2(rng *rand.Rand, s L2Spec, f []byte) {
 const PFCMaxQuanta = 1023
 
 // WritePFC builds into f, pfc.FrameLen bytes long, an 802.1Qbb PFC frame
-// from src (IEEE 802.1Q-2018 clause 36; ../shared/PROTOCOL-NOTES.md
-// section 7): a random class-enable vector and random pause times of 0 to
-// PFCMaxQuanta quanta, a quarter of them 0 (resume), zero padding.
+// from src (IEEE 802.1Q-2018 clause 36; the layout is golden/pfc's): a
+// random class-enable vector and random pause times of 0 to PFCMaxQuanta
+// quanta, a quarter of them 0 (resume), zero padding.
 func WritePFC(rng *rand.Rand, src [6]byte, f []byte) {
 	if len(f) != pfc.FrameLen {
 		panic("framegen: WritePFC into a slice of the wrong length")
