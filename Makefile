@@ -17,7 +17,7 @@ SOAK_SEED ?= 1
 # Tools the tests need, as Debian packages, with the command that proves
 # each one is there. python3-scapy is only importable by Debian's own
 # /usr/bin/python3.
-DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++
+DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++ ccache:ccache
 
 .PHONY: help deps build cosim test bench soak mutants lint fuzz clean tap-demo
 
@@ -28,7 +28,7 @@ help: ## list the targets
 	@echo "usage: make <target>"
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 
-deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3 (apt-get as root; otherwise says what to install)
+deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache (apt-get as root; otherwise says what to install)
 	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
 	@missing=""; \
 	for d in $(DEPS); do \
@@ -55,7 +55,7 @@ cosim: deps build ## run the main job: the built-in default scenario through the
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
 test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaign
-	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 ./...
+	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory models-test
 
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked

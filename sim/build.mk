@@ -26,6 +26,11 @@ SIM_RAW_FRAMES ?= 200000
 # itself, nor does OPT_FAST=-O3.
 SIM_VFLAGS := --cc --exe --build -Wall --assert -x-assign fast --trace-fst \
               -MAKEFLAGS OPT_FAST=-O2 -j 2 -Irtl/common
+# Verilator's own make compiles through ccache when it is there: models
+# built again (a mutant, a clean build) reuse every object whose source
+# did not change, the sim library's above all: a switch mutant builds in
+# 6 s instead of 23.
+SIM_OBJCACHE ?= $(shell command -v ccache 2>/dev/null)
 # hooks.cpp replaces Verilator's $finish/$stop/fatal handlers.
 SIM_CFLAGS := -std=c++17 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -I$(abspath $(SIM_DIR))
 
@@ -259,7 +264,7 @@ models: $(SIM_MODEL_BINS) ## build the Verilator models into build/models/<name>
 define sim_model_rule
 $(call sim_model_bin,$1): $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
 	@mkdir -p $(SIM_MODELS_DIR)/$1
-	MAKEFLAGS= $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
+	MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
 	  $(addprefix -G,$($1.params)) \
 	  -CFLAGS "$(SIM_CFLAGS) -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
 	  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
