@@ -51,9 +51,10 @@ type mutantScenario struct {
 
 // campaign is one device's mutation campaign.
 type campaign struct {
-	device    string // rtl/<device>, testdata/<device>_mutants.toml
-	dirVar    string // the sim/build.mk variable naming the device's RTL directory
-	model     string // the model built from each mutant, "top_width"
+	device    string   // rtl/<device>, testdata/<device>_mutants.toml
+	dirVar    string   // the sim/build.mk variable naming the device's RTL directory
+	model     string   // the model built from each mutant, "top_width"
+	with      []string // other models the scenarios run, as built in build/models
 	scenarios []mutantScenario
 }
 
@@ -69,12 +70,16 @@ var switchCampaign = campaign{
 }
 
 // The NIC at 64 bits, two of them joined by links (nic_system_test.go):
-// mixed RDMA messages over links with every fault, and over clean ones.
+// mixed RDMA messages over links with every fault, and over clean ones;
+// then through the RTL switch, which marks CE under an incast, with DCQCN
+// on (nic_congestion_test.go).
 var nicCampaign = campaign{
-	device: "nic", dirVar: "SIM_NIC_DIR", model: "nic_64",
+	device: "nic", dirVar: "SIM_NIC_DIR", model: "nic_64", with: []string{"switch4_64"},
 	scenarios: []mutantScenario{
 		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1},
 		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1},
+		{"two NICs through the switch, incast, DCQCN", fmt.Sprintf(congestionTOML, fastDCQCN, 20_000, 100, 200,
+			nicSwitchNIC(64, congestionCSR, "")), 1},
 	},
 }
 
@@ -102,7 +107,7 @@ func runCampaign(t *testing.T, c campaign) {
 
 	// The scenarios pass on the real device: a mutant that fails one is
 	// caught by its bug, not by the scenario.
-	unmutated := needModels(t, c.model)
+	unmutated := needModels(t, append([]string{c.model}, c.with...)...)
 	for _, sc := range c.scenarios {
 		caught, how := runMutantScenario(t, unmutated, sc)
 		require.False(t, caught, "scenario %q fails on the unmutated %s: %s", sc.name, c.device, how)
@@ -195,6 +200,15 @@ func buildMutant(t *testing.T, c campaign, m mutant) string {
 		t.Fatalf("building mutant %s: %v\n%s", m.Name, err, tail(string(out), 30))
 	}
 	t.Logf("mutant %s (%s) built in %.0fs: %s", m.Name, m.File, time.Since(start).Seconds(), m.Bug)
+	// The other models the scenarios need, unmutated, beside it.
+	for _, w := range c.with {
+		link := filepath.Join(repoRoot, models, w)
+		if _, err := os.Lstat(link); err != nil {
+			rel, err := filepath.Rel(filepath.Dir(link), filepath.Join(modelsDir, w))
+			require.NoError(t, err)
+			require.NoError(t, os.Symlink(rel, link))
+		}
+	}
 	return filepath.Join(repoRoot, models)
 }
 
