@@ -54,7 +54,7 @@ build: models ## build the cosim command and every Verilator model into build/
 cosim: deps build ## run the main job: the built-in default scenario through the RTL, every frame checked
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
-test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaign
+test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory models-test
 
