@@ -78,6 +78,7 @@ var nicCampaign = campaign{
 	scenarios: []mutantScenario{
 		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1},
 		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1},
+		// The incast from cycle 20,000, 100 frames long; 200 messages.
 		{"two NICs through the switch, incast, DCQCN", fmt.Sprintf(congestionTOML, fastDCQCN, 20_000, 100, 200,
 			nicSwitchNIC(64, congestionCSR, "")), 1},
 	},
