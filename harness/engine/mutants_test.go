@@ -103,8 +103,8 @@ func runCampaign(t *testing.T, c campaign) {
 			t.Skipf("COSIM_MUTANTS=%s names no mutant of testdata/%s_mutants.toml", only, c.device)
 		}
 	}
-	needTool(t, "make")
-	needTool(t, "verilator")
+	modeltest.NeedTool(t, "make")
+	modeltest.NeedTool(t, "verilator")
 
 	// The scenarios pass on the real device: a mutant that fails one is
 	// caught by its bug, not by the scenario.
@@ -234,18 +234,6 @@ func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool
 		how += "the run failed: " + err.Error()
 	}
 	return true, strings.TrimSuffix(how, "; ") + "\n" + head(report.String(), 6)
-}
-
-// needTool skips (or fails, under COSIM_REQUIRE_MODELS=1) without a tool
-// the mutants' build needs.
-func needTool(t *testing.T, name string) {
-	if _, err := exec.LookPath(name); err != nil {
-		msg := name + " is missing: run make deps"
-		if os.Getenv(modeltest.RequireEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 }
 
 func head(s string, n int) string {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,12 +57,26 @@ func Parse(model string) (engine.Top, int, error) {
 func NeedBinary(tb testing.TB, path string) {
 	tb.Helper()
 	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-		if os.Getenv(RequireEnv) == "1" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg + " (set " + RequireEnv + "=1 to fail instead)")
+		missing(tb, fmt.Sprintf("model binary %s is missing: run make build", path))
 	}
+}
+
+// NeedTool is NeedBinary for a command on PATH that building models takes
+// (make, verilator).
+func NeedTool(tb testing.TB, name string) {
+	tb.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		missing(tb, name+" is missing: run make deps")
+	}
+}
+
+// missing fails the test under COSIM_REQUIRE_MODELS=1 and skips it otherwise.
+func missing(tb testing.TB, msg string) {
+	tb.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg + " (set " + RequireEnv + "=1 to fail instead)")
 }
 
 // Child finds the process of model instance name among this process's
