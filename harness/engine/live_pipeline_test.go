@@ -66,11 +66,8 @@ func (h *queuedHost) Deliver(_ uint64, data []byte) {
 
 func (h *queuedHost) Stats() engine.TapStats { return h.st }
 
-// Live windows go out before the replies to the one in flight while host
-// frames wait, and change nothing: the same windows, summary.json and
-// pcapng files as lock step, and every host gets the same frames.
-func TestLivePipelinedSameAsLockStep(t *testing.T) {
-	const toml = `name = "live-pipe"
+// liveTwoHosts is a 512-bit switch with hosts h1 and h2 on ports 0 and 1.
+const liveTwoHosts = `name = "live-pipe"
 cycles = 1_000_000_000_000
 [[model]]
 name = "sw"
@@ -85,29 +82,41 @@ name = "h2"
 in = "sw.in1"
 out = "sw.out1"
 `
-	newHosts := func() *queuedHosts {
-		l := &queuedHosts{hosts: map[string]*queuedHost{}}
-		for i, name := range []string{"h1", "h2"} {
-			h := &queuedHost{l: l}
-			for seq := range 300 {
-				f := make([]byte, 60+(seq*97)%1455)
-				copy(f, []byte{0x02, 0, 0, 0, 0, byte(2 - i), 0x02, 0, 0, 0, 0, byte(1 + i)})
-				binary.BigEndian.PutUint16(f[12:], 0x88b5) // local experimental
-				for k := 14; k < len(f); k++ {
-					f[k] = byte(seq + k)
-				}
-				h.queue = append(h.queue, f)
+
+// queuedPair is h1 and h2 of liveTwoHosts with 300 frames of 60 to 1514
+// bytes queued each, addressed to each other, and the bytes queued per
+// host.
+func queuedPair() (*queuedHosts, int) {
+	l := &queuedHosts{hosts: map[string]*queuedHost{}}
+	bytes := 0
+	for i, name := range []string{"h1", "h2"} {
+		h := &queuedHost{l: l}
+		bytes = 0
+		for seq := range 300 {
+			f := make([]byte, 60+(seq*97)%1455)
+			copy(f, []byte{0x02, 0, 0, 0, 0, byte(2 - i), 0x02, 0, 0, 0, 0, byte(1 + i)})
+			binary.BigEndian.PutUint16(f[12:], 0x88b5) // local experimental
+			for k := 14; k < len(f); k++ {
+				f[k] = byte(seq + k)
 			}
-			l.hosts[name] = h
+			h.queue = append(h.queue, f)
+			bytes += len(f)
 		}
-		return l
+		l.hosts[name] = h
 	}
+	return l, bytes
+}
+
+// Live windows go out before the replies to the one in flight while host
+// frames wait, and change nothing: the same windows, summary.json and
+// pcapng files as lock step, and every host gets the same frames.
+func TestLivePipelinedSameAsLockStep(t *testing.T) {
 	var dirs []string
 	var sums []*engine.Summary
 	var hosts []*queuedHosts
 	for _, lockStep := range []bool{true, false} {
-		l := newHosts()
-		cfg := config(t, parse(t, toml), 1)
+		l, _ := queuedPair()
+		cfg := config(t, parse(t, liveTwoHosts), 1)
 		cfg.Live, cfg.NoPipeline = l, lockStep
 		cfg.LiveMaxWindow = 48 // many windows
 		cfg.Taps = map[string]engine.TapEnd{"h1": l.hosts["h1"], "h2": l.hosts["h2"]}
@@ -121,4 +130,23 @@ out = "sw.out1"
 		assert.NotEmpty(t, a, name)
 		assert.Equal(t, a, b, "%s gets the same frames", name)
 	}
+}
+
+// While frames queue up, a live window takes up to LiveMaxWindow cycles'
+// worth of them and ends once they are out: a backlog smaller than the
+// limit must not be followed by idle cycles up to it. Here the whole
+// backlog fits one limit, so the run lasts about as long as the frames
+// take on the line, not a limit a window.
+func TestLiveBacklogWindowEndsWhenDrained(t *testing.T) {
+	l, bytes := queuedPair()
+	cfg := config(t, parse(t, liveTwoHosts), 1)
+	cfg.Live = l
+	cfg.LiveMaxWindow = 1 << 20
+	cfg.Taps = map[string]engine.TapEnd{"h1": l.hosts["h1"], "h2": l.hosts["h2"]}
+	s := runCountingAhead(t, cfg)
+	assert.Equal(t, 600, s.FramesIn)
+	assert.Equal(t, 0, s.Mismatched+s.Missing+s.Unexpected)
+	line := uint64(bytes/64 + 300) // 64 bytes a beat, and a part beat a frame
+	assert.Less(t, s.Cycles, 2*line, "cycles simulated for %d beats of frames, in %d windows", line, s.Windows)
+	assert.Less(t, s.Cycles, uint64(cfg.LiveMaxWindow))
 }

@@ -163,11 +163,12 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 		}
 		n := r.byName[tp.in.model]
 		// A live tap hands over what the port can start sending before
-		// end; the rest waits in its bounded queue, in wall-clock time.
+		// end (limit when frames queue up); the rest waits in its bounded
+		// queue, in wall-clock time.
 		free := max(tp.lineFree, r.front)
 		budget := 0
-		if free < end {
-			budget = int(end-free) * tp.width / 8
+		if take := r.takeUntil(end, limit); free < take {
+			budget = int(take-free) * tp.width / 8
 		}
 		for _, f := range tp.end.Take(r.front, end, budget) {
 			c := max(f.Cycle, r.front)
@@ -193,18 +194,25 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 const pipelineSlack = 4
 
 // liveWindow is the next window of a live run, [r.front, end), and how far
-// takeTaps may stretch it: short while a frame or two are in flight, for
-// latency; long while hosts send faster than windows go by (frames were
-// still waiting after the last window took its share), so fewer round
-// trips carry more frames.
+// takeTaps may stretch it.
 func (r *run) liveWindow(lookahead uint64) (end, limit uint64) {
 	w := cmp.Or(r.cfg.LiveWindow, DefaultLiveWindow)
 	most := max(cmp.Or(r.cfg.LiveMaxWindow, DefaultLiveMaxWindow), w)
-	end, limit = r.front+min(lookahead, w), r.front+min(lookahead, most)
+	return r.front + min(lookahead, w), r.front + min(lookahead, most)
+}
+
+// takeUntil is how far the frames a live tap hands over may reach: a
+// window's worth while a frame or two come at a time, for latency; up to
+// limit while hosts send faster than windows go by (frames were still
+// waiting after the last window took its share), so that fewer round trips
+// carry more frames. Either way the window then ends once the frames it
+// took are out (takeTaps), not at limit: a window of idle cycles after a
+// short backlog would cost model time and hold the next frames back.
+func (r *run) takeUntil(end, limit uint64) uint64 {
 	if r.backlog {
-		end = limit
+		return limit
 	}
-	return end, limit
+	return end
 }
 
 // nextTap is the cycle of the next frame a recorded tap holds.
