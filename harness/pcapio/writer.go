@@ -60,8 +60,8 @@ type LinkWriterOptions struct {
 // bytes are the same as pcapgo's (writer_test.go compares them).
 type LinkWriter struct {
 	w        io.Writer
-	buf      []byte   // blocks not yet written to w
-	file     *os.File // owned file (CreateLinkFile), closed by Close
+	buf      []byte // blocks not yet written to w
+	file     output // owned file (CreateLinkFile), closed by Close
 	periodPS uint64
 	links    int
 	closed   bool
@@ -122,8 +122,9 @@ func NewLinkWriter(w io.Writer, link string, opts LinkWriterOptions) (*LinkWrite
 
 // CreateLinkFile creates (or truncates) the file at path and returns a
 // LinkWriter for it, as NewLinkWriter. Close flushes and closes the file.
+// On Linux the file is written around the page cache (direct_linux.go).
 func CreateLinkFile(path, link string, opts LinkWriterOptions) (*LinkWriter, error) {
-	f, err := os.Create(path)
+	f, err := createOutput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -322,12 +323,27 @@ func (w *LinkWriter) write() error {
 	return w.err
 }
 
-// Flush writes buffered data to the underlying writer.
+// output is the file CreateLinkFile writes.
+type output interface {
+	io.Writer
+	io.Closer
+}
+
+// Flush writes buffered data to the underlying writer, and for a writer
+// from CreateLinkFile to the file.
 func (w *LinkWriter) Flush() error {
 	if w.closed {
 		return errWriterClosed
 	}
-	return w.write()
+	if err := w.write(); err != nil {
+		return err
+	}
+	if f, ok := w.file.(interface{ Flush() error }); ok {
+		if w.err = f.Flush(); w.err != nil {
+			return w.err
+		}
+	}
+	return nil
 }
 
 // Close flushes buffered data and, for a writer from CreateLinkFile, closes
