@@ -292,7 +292,7 @@ func TestStreamReachesHostInOrder(t *testing.T) {
 	require.NoError(t, err)
 	h2.Send(frame(mac(1), mac(2), 0x0800, 60, 0)) // the switch learns h2
 	require.NotNil(t, h1.Receive(10*time.Second))
-	const n = 200 // within the default queue of 256
+	const n = 200 // within the default queue of 1024
 	for i := range n {
 		h1.Send(frame(mac(2), mac(1), 0x0800, 1514, i))
 	}

@@ -51,7 +51,7 @@
 //   - An EtherType other than IPv4, ARP, IPv6, MAC control and LLDP
 //     (looking through VLAN tags): counted "unknown_ethertype" and passed
 //     on, since the switch forwards any EtherType.
-//   - The queue (the tap's queue, default 256 frames) is full because the
+//   - The queue (the tap's queue, default 1024 frames) is full because the
 //     host sends faster than the simulation runs: dropped, "queue_full".
 //
 // Drops are counted per tap and reason in summary.json ("taps", and

@@ -29,7 +29,7 @@ type Tap struct {
 	Group   *int `toml:"group"`
 	// MTU is set on a TAP the bridge creates; an existing one must match.
 	MTU int `toml:"mtu"`
-	// Queue bounds the frames waiting for the simulation (default 256);
+	// Queue bounds the frames waiting for the simulation (default 1024);
 	// a frame that finds it full is dropped and counted (queue_full).
 	Queue int `toml:"queue"`
 }
@@ -44,8 +44,11 @@ type Bridge struct {
 	MaxWindow uint64 `toml:"max_window"`
 }
 
-// DefaultTapQueue is Tap.Queue when the scenario leaves it out.
-const DefaultTapQueue = 256
+// DefaultTapQueue is Tap.Queue when the scenario leaves it out: 1.5 MB of
+// full frames. With 256, a TCP sender's bursts overflowed it a thousand
+// times or more in a 5-second stream of make tap-demo; with 1024 it
+// retransmitted nothing.
+const DefaultTapQueue = 1024
 
 // maxTapQueue keeps a typo from reserving gigabytes of frames.
 const maxTapQueue = 1 << 20
