@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -74,11 +75,17 @@ const (
 	nicBadKey    = 0xDEAD
 )
 
+// nicModelsDirEnv names another directory to take the NIC models from
+// (the mutation campaign, harness/engine/mutants_test.go, points it at a
+// mutant's).
+const nicModelsDirEnv = "COSIM_NIC_MODELS_DIR"
+
 // nicModel returns the path of the nic model of width bits, skipping (or
 // failing under COSIM_REQUIRE_MODELS=1) when it is not built.
 func nicModel(t *testing.T, width int) string {
 	t.Helper()
-	path := filepath.Join("..", "build", "models", fmt.Sprintf("nic_%d", width), "Vnic_top")
+	dir := cmp.Or(os.Getenv(nicModelsDirEnv), filepath.Join("..", "build", "models"))
+	path := filepath.Join(dir, fmt.Sprintf("nic_%d", width), "Vnic_top")
 	modeltest.NeedBinary(t, path)
 	return path
 }
@@ -120,6 +127,9 @@ type nicRun struct {
 	dutQP, peerQP    []rc.QPConfig
 
 	lossToDUT, lossToPeer float64
+	// cutToPeer, if not nil, drops the DUT frames it picks on the way to
+	// the peer (a link that goes dark for one QP)
+	cutToPeer func(f cosim.Frame) bool
 
 	// inputs waiting for their window, per DUT port, in arrival order
 	in [3][]cosim.Frame
@@ -340,6 +350,10 @@ func (r *nicRun) step() {
 		}
 	}
 	for _, f := range r.dutWindow(end) {
+		if r.cutToPeer != nil && r.cutToPeer(f) {
+			r.lost[1]++
+			continue
+		}
 		if r.rng.Float64() < r.lossToPeer {
 			r.lost[1]++
 			continue
@@ -435,6 +449,18 @@ func nicMarkCE(f []byte) []byte {
 	g[24], g[25] = 0, 0
 	binary.BigEndian.PutUint16(g[24:], wirecheck.IPv4Checksum(g[14:34]))
 	return g
+}
+
+// nicDestQP is the destination QP of a RoCEv2 frame over IPv4.
+func nicDestQP(f []byte) (roce.QPN, bool) {
+	if len(f) < 34 || binary.BigEndian.Uint16(f[12:]) != 0x0800 {
+		return 0, false
+	}
+	bth := 14 + int(f[14]&0x0F)*4 + 8 // IPv4 header, UDP header
+	if len(f) < bth+12 || binary.BigEndian.Uint16(f[bth-6:]) != uint16(roce.UDPPort) {
+		return 0, false
+	}
+	return roce.QPN(binary.BigEndian.Uint32(f[bth+4:]) & 0xFFFFFF), true
 }
 
 // nicCompKey is what a completion record carries (no cycle).
@@ -858,17 +884,24 @@ func TestNICResponder(t *testing.T) {
 // frames lost both ways, so that go-back-N on NAKs, local ACK timeouts,
 // READ-gap re-requests and RNR waits happen (and QP 4, rnr_retry 0, fails
 // on its first RNR NAK); a bad R_Key, a SEND longer than the peer's buffer and a READ outside
-// the peer's region fail their QPs (remote error completions, flushes).
+// the peer's region fail their QPs (remote error completions, flushes);
+// and QP 8's link to the peer goes dark three quarters of the way through
+// its requests, so that it times out retry_cnt (2) times and fails (retry
+// exceeded, flushes).
 // Every out0 frame and its cycle, every completion, counter, QP state and
 // the memory (READ data landed by DMA) are the golden twin's.
 func TestNICRequester(t *testing.T) {
+	const dark = 8 // the QP whose link goes dark
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			seed := *nicSeed
 			t.Logf("seed %d (rerun with -args -nic.seed=%d)", seed, seed)
 			r := startNIC(t, width, seed, nicQPS, func(q int, d, p *rc.QPConfig) {
-				if q == 4 {
+				switch q {
+				case 4:
 					d.RNRRetry = 0 // the first RNR NAK fails the QP
+				case dark:
+					d.RetryCnt, d.Timeout = 2, 1 // three timeouts of 8.2 us
 				}
 			})
 			r.lossToDUT, r.lossToPeer, r.ceToDUT = 0.05, 0.04, 0.02
@@ -876,9 +909,21 @@ func TestNICRequester(t *testing.T) {
 			ops := r.workload(start, 60)
 			r.schedule(ops, true)
 			r.nicHostFrames(start, ops[len(ops)-1].at-start, 4)
+			var darkOps []nicOp
+			for _, o := range ops {
+				if o.q == dark {
+					darkOps = append(darkOps, o)
+				}
+			}
+			from, to := darkOps[len(darkOps)*3/4].at, r.peerQP[dark].QPN
+			r.cutToPeer = func(f cosim.Frame) bool {
+				qpn, ok := nicDestQP(f.Data)
+				return ok && qpn == to && f.LastCycle >= from
+			}
 			c := r.finish(nicMemRegions(r.nq))
 			covered(t, c, "tx_packets", "tx_retransmits", "req_retry_nak", "req_retry_timeout", "req_retry_read_gap",
-				"req_retry_ignored", "req_rnr_wait", "req_rnr_exceeded", "req_remote_error", "completions_error")
+				"req_retry_ignored", "req_rnr_wait", "req_rnr_exceeded", "req_retry_exceeded", "req_remote_error",
+				"completions_error")
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,11 +43,16 @@ type mutant struct {
 }
 
 // mutantScenario is a run each mutant faces, in the campaign's order (the
-// one that catches most first): the regression's own scenarios.
+// one that catches most first): the regression's own scenarios, or its
+// directed tests of the cosim package.
 type mutantScenario struct {
 	name string
 	toml string
 	seed uint64
+	// cosimTests, when set, is a -test.run pattern of the cosim package's
+	// tests, run instead of a scenario with the mutant's models
+	// (COSIM_NIC_MODELS_DIR).
+	cosimTests string
 }
 
 // campaign is one device's mutation campaign.
@@ -62,10 +68,10 @@ type campaign struct {
 var switchCampaign = campaign{
 	device: "switch", dirVar: "SIM_SWITCH_DIR", model: "switch4_64",
 	scenarios: []mutantScenario{
-		{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7},
-		{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7},
-		{"incast without PFC", incast(incastTailDropCSR, false), 3},
-		{"incast with PFC", incast(incastPFCCSR, true), 3},
+		{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7, ""},
+		{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7, ""},
+		{"incast without PFC", incast(incastTailDropCSR, false), 3, ""},
+		{"incast with PFC", incast(incastPFCCSR, true), 3, ""},
 	},
 }
 
@@ -76,11 +82,14 @@ var switchCampaign = campaign{
 var nicCampaign = campaign{
 	device: "nic", dirVar: "SIM_NIC_DIR", model: "nic_64", with: []string{"switch4_64"},
 	scenarios: []mutantScenario{
-		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1},
-		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1},
+		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1, ""},
+		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1, ""},
 		// The incast from cycle 20,000, 100 frames long; 200 messages.
 		{"two NICs through the switch, incast, DCQCN", fmt.Sprintf(congestionTOML, fastDCQCN, 20_000, 100, 200,
-			nicSwitchNIC(64, congestionCSR, "")), 1},
+			nicSwitchNIC(64, congestionCSR, "")), 1, ""},
+		// The workloads above expect no error completion; these do (bad
+		// R_Key, RNR and retry budgets running out, access errors).
+		{"directed requester and responder tests", "", 0, "^(TestNICRequester|TestNICResponder)$/^64$"},
 	},
 }
 
@@ -105,6 +114,9 @@ func runCampaign(t *testing.T, c campaign) {
 	}
 	modeltest.NeedTool(t, "make")
 	modeltest.NeedTool(t, "verilator")
+	if slices.ContainsFunc(c.scenarios, func(sc mutantScenario) bool { return sc.cosimTests != "" }) {
+		modeltest.NeedTool(t, "go")
+	}
 
 	// The scenarios pass on the real device: a mutant that fails one is
 	// caught by its bug, not by the scenario.
@@ -219,6 +231,9 @@ func buildMutant(t *testing.T, c campaign, m mutant) string {
 func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool, how string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if sc.cosimTests != "" {
+		return runCosimTests(ctx, t, dir, sc.cosimTests)
+	}
 	var report bytes.Buffer
 	s, err := engine.Run(ctx, engine.Config{Scenario: parse(t, sc.toml), Seed: sc.seed, OutDir: t.TempDir(), ModelDir: dir, Report: &report})
 	var se *engine.ScenarioError
@@ -235,6 +250,56 @@ func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool
 	}
 	return true, strings.TrimSuffix(how, "; ") + "\n" + head(report.String(), 6)
 }
+
+// runCosimTests runs the cosim package's tests that match pattern with
+// the NIC models in dir, and reports whether they failed, and how: their
+// first assertion failures.
+func runCosimTests(ctx context.Context, t *testing.T, dir, pattern string) (caught bool, how string) {
+	abs, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	cmd := exec.CommandContext(ctx, cosimTestBinary(t), "-test.run", pattern, "-test.count", "1")
+	cmd.Dir = filepath.Join(repoRoot, "cosim")
+	// A model that is not there fails the tests rather than skipping them.
+	cmd.Env = append(os.Environ(), "COSIM_NIC_MODELS_DIR="+abs, "COSIM_REQUIRE_MODELS=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return false, ""
+	}
+	// The failing tests, then the output's last lines: where a test's
+	// failure message is.
+	var failed, rest []string
+	for l := range strings.Lines(string(out)) {
+		switch l = strings.TrimSpace(l); {
+		case strings.HasPrefix(l, "--- FAIL"):
+			failed = append(failed, l)
+		case l != "FAIL" && l != "":
+			rest = append(rest, l)
+		}
+	}
+	return true, fmt.Sprintf("the cosim tests %s failed (%v)\n%s", pattern, err,
+		strings.Join(append(failed, rest[max(0, len(rest)-4):]...), "\n"))
+}
+
+// cosimTestBinary builds the cosim package's test binary into
+// build/mutants, once a process.
+func cosimTestBinary(t *testing.T) string {
+	bin, err := buildCosimTests()
+	require.NoError(t, err)
+	return bin
+}
+
+var buildCosimTests = sync.OnceValues(func() (string, error) {
+	bin, err := filepath.Abs(filepath.Join(repoRoot, "build", "mutants", "cosim.test"))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "test", "-c", "-o", bin, "./cosim")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go test -c ./cosim: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 func head(s string, n int) string {
 	lines := strings.SplitAfter(s, "\n")
