@@ -7,6 +7,7 @@ package engine_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -32,8 +33,10 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-// modelsDir is where `make build` puts the models, seen from this package.
-var modelsDir = filepath.Join("..", "..", "build", "models")
+// modelsDir is where `make build` puts the models, seen from this package;
+// COSIM_MODELS_DIR points the tests at others (the switch mutation
+// campaign runs the directed timing tests on a mutant's, mutants_test.go).
+var modelsDir = cmp.Or(os.Getenv("COSIM_MODELS_DIR"), filepath.Join("..", "..", "build", "models"))
 
 func needModels(tb testing.TB, models ...string) string {
 	tb.Helper()

@@ -44,15 +44,19 @@ type mutant struct {
 
 // mutantScenario is a run each mutant faces, in the campaign's order (the
 // one that catches most first): the regression's own scenarios, or its
-// directed tests of the cosim package.
+// directed Go tests.
 type mutantScenario struct {
-	name string
-	toml string
-	seed uint64
-	// cosimTests, when set, is a -test.run pattern of the cosim package's
-	// tests, run instead of a scenario with the mutant's models
-	// (COSIM_NIC_MODELS_DIR).
-	cosimTests string
+	name  string
+	toml  string
+	seed  uint64
+	tests *goTests // when set, run instead of a scenario
+}
+
+// goTests are some of a package's tests, pointed at the mutant's models.
+type goTests struct {
+	pkg string // from the repository root
+	run string // -test.run pattern
+	env string // the variable that tells them where the models are
 }
 
 // campaign is one device's mutation campaign.
@@ -68,10 +72,14 @@ type campaign struct {
 var switchCampaign = campaign{
 	device: "switch", dirVar: "SIM_SWITCH_DIR", model: "switch4_64",
 	scenarios: []mutantScenario{
-		{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7, ""},
-		{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7, ""},
-		{"incast without PFC", incast(incastTailDropCSR, false), 3, ""},
-		{"incast with PFC", incast(incastPFCCSR, true), 3, ""},
+		{"random, strict priority, ECN, PFC", switchTraffic("switch4", 4, 64, 300, switchConfigs[64]), 7, nil},
+		{"random, DRR, RED ECN, PFC reception", switchTraffic("switch4", 4, 64, 300, switchConfigs[512]), 7, nil},
+		{"incast without PFC", incast(incastTailDropCSR, false), 3, nil},
+		{"incast with PFC", incast(incastPFCCSR, true), 3, nil},
+		// One directed case per rule of rtl/switch/README.md, cycle by
+		// cycle (switch_timing_test.go): boundaries random traffic
+		// seldom hits, such as an entry's last live cycle.
+		{"directed timing tests", "", 0, &goTests{"./harness/engine", "^TestSwitchTimingDirected$//^switch4_64$", "COSIM_MODELS_DIR"}},
 	},
 }
 
@@ -82,14 +90,14 @@ var switchCampaign = campaign{
 var nicCampaign = campaign{
 	device: "nic", dirVar: "SIM_NIC_DIR", model: "nic_64", with: []string{"switch4_64"},
 	scenarios: []mutantScenario{
-		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1, ""},
-		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1, ""},
+		{"two NICs, faulty links, path MTU 1024", nicDirectTOML(64, 300, 1024, true), 1, nil},
+		{"two NICs, clean links, path MTU 4096", nicDirectTOML(64, 300, 4096, false), 1, nil},
 		// The incast from cycle 20,000, 100 frames long; 200 messages.
 		{"two NICs through the switch, incast, DCQCN", fmt.Sprintf(congestionTOML, fastDCQCN, 20_000, 100, 200,
-			nicSwitchNIC(64, congestionCSR, "")), 1, ""},
+			nicSwitchNIC(64, congestionCSR, "")), 1, nil},
 		// The workloads above expect no error completion; these do (bad
 		// R_Key, RNR and retry budgets running out, access errors).
-		{"directed requester and responder tests", "", 0, "^(TestNICRequester|TestNICResponder)$/^64$"},
+		{"directed requester and responder tests", "", 0, &goTests{"./cosim", "^(TestNICRequester|TestNICResponder)$/^64$", "COSIM_NIC_MODELS_DIR"}},
 	},
 }
 
@@ -114,7 +122,7 @@ func runCampaign(t *testing.T, c campaign) {
 	}
 	modeltest.NeedTool(t, "make")
 	modeltest.NeedTool(t, "verilator")
-	if slices.ContainsFunc(c.scenarios, func(sc mutantScenario) bool { return sc.cosimTests != "" }) {
+	if slices.ContainsFunc(c.scenarios, func(sc mutantScenario) bool { return sc.tests != nil }) {
 		modeltest.NeedTool(t, "go")
 	}
 
@@ -231,8 +239,8 @@ func buildMutant(t *testing.T, c campaign, m mutant) string {
 func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool, how string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if sc.cosimTests != "" {
-		return runCosimTests(ctx, t, dir, sc.cosimTests)
+	if sc.tests != nil {
+		return runGoTests(ctx, t, dir, *sc.tests)
 	}
 	var report bytes.Buffer
 	s, err := engine.Run(ctx, engine.Config{Scenario: parse(t, sc.toml), Seed: sc.seed, OutDir: t.TempDir(), ModelDir: dir, Report: &report})
@@ -251,22 +259,20 @@ func runMutantScenario(t *testing.T, dir string, sc mutantScenario) (caught bool
 	return true, strings.TrimSuffix(how, "; ") + "\n" + head(report.String(), 6)
 }
 
-// runCosimTests runs the cosim package's tests that match pattern with
-// the NIC models in dir, and reports whether they failed, and how: their
-// first assertion failures.
-func runCosimTests(ctx context.Context, t *testing.T, dir, pattern string) (caught bool, how string) {
+// runGoTests runs the tests gt names with the models in dir, and reports
+// whether they failed, and how: the failing tests and the last lines of
+// their output, where the failure message is.
+func runGoTests(ctx context.Context, t *testing.T, dir string, gt goTests) (caught bool, how string) {
 	abs, err := filepath.Abs(dir)
 	require.NoError(t, err)
-	cmd := exec.CommandContext(ctx, cosimTestBinary(t), "-test.run", pattern, "-test.count", "1")
-	cmd.Dir = filepath.Join(repoRoot, "cosim")
+	cmd := exec.CommandContext(ctx, testBinary(t, gt.pkg), "-test.run", gt.run, "-test.count", "1")
+	cmd.Dir = filepath.Join(repoRoot, gt.pkg)
 	// A model that is not there fails the tests rather than skipping them.
-	cmd.Env = append(os.Environ(), "COSIM_NIC_MODELS_DIR="+abs, "COSIM_REQUIRE_MODELS=1")
+	cmd.Env = append(os.Environ(), gt.env+"="+abs, "COSIM_REQUIRE_MODELS=1")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return false, ""
 	}
-	// The failing tests, then the output's last lines: where a test's
-	// failure message is.
 	var failed, rest []string
 	for l := range strings.Lines(string(out)) {
 		switch l = strings.TrimSpace(l); {
@@ -276,30 +282,32 @@ func runCosimTests(ctx context.Context, t *testing.T, dir, pattern string) (caug
 			rest = append(rest, l)
 		}
 	}
-	return true, fmt.Sprintf("the cosim tests %s failed (%v)\n%s", pattern, err,
+	return true, fmt.Sprintf("the tests %s of %s failed (%v)\n%s", gt.run, gt.pkg, err,
 		strings.Join(append(failed, rest[max(0, len(rest)-4):]...), "\n"))
 }
 
-// cosimTestBinary builds the cosim package's test binary into
-// build/mutants, once a process.
-func cosimTestBinary(t *testing.T) string {
-	bin, err := buildCosimTests()
+// testBinary builds pkg's test binary into build/mutants, once a
+// process.
+func testBinary(t *testing.T, pkg string) string {
+	testBinaries.Lock()
+	defer testBinaries.Unlock()
+	if bin, ok := testBinaries.built[pkg]; ok {
+		return bin
+	}
+	bin, err := filepath.Abs(filepath.Join(repoRoot, "build", "mutants", filepath.Base(pkg)+".test"))
 	require.NoError(t, err)
+	cmd := exec.Command("go", "test", "-c", "-o", bin, pkg)
+	cmd.Dir = repoRoot
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go test -c %s: %s", pkg, out)
+	testBinaries.built[pkg] = bin
 	return bin
 }
 
-var buildCosimTests = sync.OnceValues(func() (string, error) {
-	bin, err := filepath.Abs(filepath.Join(repoRoot, "build", "mutants", "cosim.test"))
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command("go", "test", "-c", "-o", bin, "./cosim")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go test -c ./cosim: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+var testBinaries = struct {
+	sync.Mutex
+	built map[string]string
+}{built: map[string]string{}}
 
 func head(s string, n int) string {
 	lines := strings.SplitAfter(s, "\n")

@@ -37,7 +37,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,11 +49,7 @@ import (
 	"github.com/rocesim/cosim/golden/ethswitch"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
-
-// swtModelsDir is where make build puts the models, seen from this package.
-var swtModelsDir = filepath.Join("..", "..", "build", "models")
 
 // ---- Cases: stimulus and the README's expectations.
 
@@ -377,7 +372,7 @@ func swtAddrName(addr uint32) string {
 // until the switch is idle, then reads every register and counter.
 func swtRun(t *testing.T, c *swtCase) *swtResult {
 	t.Helper()
-	dir := modeltest.Need(t, swtModelsDir, c.model)
+	dir := needModels(t, c.model)
 	top, _ := swtPorts(c.model)
 	_, width := swtShape(c.model)
 	ctx := context.Background()
