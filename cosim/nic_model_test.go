@@ -883,7 +883,8 @@ func TestNICResponder(t *testing.T) {
 // its in1 command port, all 16 QPs, of every PMTU, lengths 0 to three PMTU;
 // frames lost both ways, so that go-back-N on NAKs, local ACK timeouts,
 // READ-gap re-requests and RNR waits happen (and QP 4, rnr_retry 0, fails
-// on its first RNR NAK); a bad R_Key, a SEND longer than the peer's buffer and a READ outside
+// on its first RNR NAK; the peer's NAKs on odd QPs carry another RNR
+// timer than the DUT's own); a bad R_Key, a SEND longer than the peer's buffer and a READ outside
 // the peer's region fail their QPs (remote error completions, flushes);
 // and QP 8's link to the peer goes dark three quarters of the way through
 // its requests, so that it times out retry_cnt (2) times and fails (retry
@@ -902,6 +903,12 @@ func TestNICRequester(t *testing.T) {
 					d.RNRRetry = 0 // the first RNR NAK fails the QP
 				case dark:
 					d.RetryCnt, d.Timeout = 2, 1 // three timeouts of 8.2 us
+				}
+				if q%2 == 1 {
+					// The wait after an RNR NAK is the timer code in
+					// its AETH (bits 4:0; IBA table 45), here 0.03 ms,
+					// not the requester's own setting (0.01 ms).
+					p.MinRNRTimer = 3
 				}
 			})
 			r.lossToDUT, r.lossToPeer, r.ceToDUT = 0.05, 0.04, 0.02
