@@ -822,18 +822,19 @@ func swtFilter() swtCase {
 	return b.done()
 }
 
-// Aging: AGE_CYCLES = 100, A learned at D=21. Live at 120 (120-21 < 100):
-// unicast; dead at 121 (exactly AGE_CYCLES old): a miss floods.
-func swtAging() swtCase {
-	b := swtNew("aging_boundary", "switch4_64")
-	b.setup(ethswitch.AddrAgeCycles, 100)
+// Aging: AGE_CYCLES = age, A learned at D=21. Live at 20+age (age-1 old):
+// unicast; dead at 21+age (exactly AGE_CYCLES old): a miss floods. With
+// age 100 (and 70,000, which takes all of the register's 32 bits).
+func swtAging(name string, age uint64) swtCase {
+	b := swtNew(name, "switch4_64")
+	b.setup(ethswitch.AddrAgeCycles, uint32(age))
 	b.flood(b.add(0, b.plain(swtBcast, swtA, 64), 20), 23)
-	i1 := b.add(1, b.plain(swtA, swtB, 64), 119) // D=120: port 0 only, picked 121
-	b.out(0, i1, 122)
-	i2 := b.add(2, b.plain(swtA, swtC, 64), 120) // D=121: floods
-	b.out(0, i2, 130)                            // after i1's last beat (129)
-	b.out(1, i2, 123)
-	b.out(3, i2, 123)
+	i1 := b.add(1, b.plain(swtA, swtB, 64), 19+age) // D=20+age: port 0 only, picked a cycle later
+	b.out(0, i1, 22+age)
+	i2 := b.add(2, b.plain(swtA, swtC, 64), 20+age) // D=21+age: floods
+	b.out(0, i2, 30+age)                            // after i1's last beat
+	b.out(1, i2, 23+age)
+	b.out(3, i2, 23+age)
 	return b.done()
 }
 
@@ -1226,6 +1227,21 @@ func swtCSRMidRun() swtCase {
 	b.train(1, 453, q6a, q1a, q1b, q6b)
 	b.c.count["port1.tx_frames"] = 8 // those whose last beat is after 200
 	b.c.count["port1.ecn_marked[0]"] = 1
+	// Counters nothing here counts take any value written, one of each
+	// register kind.
+	for i, c := range []struct {
+		port    int
+		counter ethswitch.Counter
+		name    string
+	}{
+		{2, ethswitch.DropRunt, "port2.drop_runt"},
+		{2, ethswitch.DropTail(5), "port2.drop_tail[5]"},
+		{3, ethswitch.ECNMarked(4), "port3.ecn_marked[4]"},
+		{3, ethswitch.TxPFC, "port3.tx_pfc"},
+	} {
+		b.write(500+uint64(i), ethswitch.CounterAddr(c.port, c.counter), uint32(77+i))
+		b.c.count[c.name] = uint64(77 + i)
+	}
 	return b.done()
 }
 
@@ -1808,7 +1824,8 @@ func TestSwitchTimingDirected(t *testing.T) {
 		swtSameCycleLearn(),
 		swtFlood(),
 		swtFilter(),
-		swtAging(),
+		swtAging("aging_boundary", 100),
+		swtAging("aging_boundary_long", 70_000),
 		swtPCP(),
 		swtDSCP(),
 		swtDefaultPrio(),
