@@ -451,18 +451,6 @@ func nicMarkCE(f []byte) []byte {
 	return g
 }
 
-// nicDestQP is the destination QP of a RoCEv2 frame over IPv4.
-func nicDestQP(f []byte) (roce.QPN, bool) {
-	if len(f) < 34 || binary.BigEndian.Uint16(f[12:]) != 0x0800 {
-		return 0, false
-	}
-	bth := 14 + int(f[14]&0x0F)*4 + 8 // IPv4 header, UDP header
-	if len(f) < bth+12 || binary.BigEndian.Uint16(f[bth-6:]) != uint16(roce.UDPPort) {
-		return 0, false
-	}
-	return roce.QPN(binary.BigEndian.Uint32(f[bth+4:]) & 0xFFFFFF), true
-}
-
 // nicCompKey is what a completion record carries (no cycle).
 func nicCompKey(c rc.Completion) rc.Completion {
 	c.Cycle = 0
@@ -924,8 +912,8 @@ func TestNICRequester(t *testing.T) {
 			}
 			from, to := darkOps[len(darkOps)*3/4].at, r.peerQP[dark].QPN
 			r.cutToPeer = func(f cosim.Frame) bool {
-				qpn, ok := nicDestQP(f.Data)
-				return ok && qpn == to && f.LastCycle >= from
+				var fr roce.Frame
+				return f.LastCycle >= from && fr.Decode(f.Data) == nil && fr.BTH.DestQP == to
 			}
 			c := r.finish(nicMemRegions(r.nq))
 			covered(t, c, "tx_packets", "tx_retransmits", "req_retry_nak", "req_retry_timeout", "req_retry_read_gap",

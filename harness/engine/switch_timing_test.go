@@ -824,7 +824,7 @@ func swtFilter() swtCase {
 
 // Aging: AGE_CYCLES = age, A learned at D=21. Live at 20+age (age-1 old):
 // unicast; dead at 21+age (exactly AGE_CYCLES old): a miss floods. With
-// age 100 (and 70,000, which takes all of the register's 32 bits).
+// age 100, and 70,000, which needs more than 16 of the register's bits.
 func swtAging(name string, age uint64) swtCase {
 	b := swtNew(name, "switch4_64")
 	b.setup(ethswitch.AddrAgeCycles, uint32(age))
@@ -1232,15 +1232,9 @@ func swtCSRMidRun() swtCase {
 	for i, c := range []struct {
 		port    int
 		counter ethswitch.Counter
-		name    string
-	}{
-		{2, ethswitch.DropRunt, "port2.drop_runt"},
-		{2, ethswitch.DropTail(5), "port2.drop_tail[5]"},
-		{3, ethswitch.ECNMarked(4), "port3.ecn_marked[4]"},
-		{3, ethswitch.TxPFC, "port3.tx_pfc"},
-	} {
+	}{{2, ethswitch.DropRunt}, {2, ethswitch.DropTail(5)}, {3, ethswitch.ECNMarked(4)}, {3, ethswitch.TxPFC}} {
 		b.write(500+uint64(i), ethswitch.CounterAddr(c.port, c.counter), uint32(77+i))
-		b.c.count[c.name] = uint64(77 + i)
+		b.c.count[ethswitch.CounterName(c.port, c.counter)] = uint64(77 + i)
 	}
 	return b.done()
 }

@@ -119,16 +119,9 @@ func (d *directFile) Flush() error {
 	return err
 }
 
-// Close writes the rest, the partial last block through the page cache,
-// and closes the file.
+// Close writes the rest, as Flush, and closes the file.
 func (d *directFile) Close() error {
-	err := d.writeBlocks()
-	if err == nil && d.n > 0 {
-		if err = d.setDirect(false); err == nil {
-			d.direct = false
-			err = d.writeBlocks()
-		}
-	}
+	err := d.Flush()
 	if cerr := d.f.Close(); err == nil {
 		err = cerr
 	}
@@ -136,8 +129,8 @@ func (d *directFile) Close() error {
 }
 
 func (d *directFile) setDirect(on bool) error {
-	fd := int(d.f.Fd())
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	fd := d.f.Fd()
+	fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
 	if err != nil {
 		return err
 	}
@@ -146,6 +139,6 @@ func (d *directFile) setDirect(on bool) error {
 	} else {
 		fl &^= unix.O_DIRECT
 	}
-	_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
+	_, err = unix.FcntlInt(fd, unix.F_SETFL, fl)
 	return err
 }
