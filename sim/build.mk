@@ -205,6 +205,7 @@ $1.params := PORTS=$2 DATA_WIDTH=$3
 $1.dw     := $3
 $1.in     := $2
 $1.out    := $2
+$1.train  := --raw 20000 --size 64; --raw 2000 --size 1500; --raw 5000 --size 200 --gap 20 --stall 30
 endef
 $(eval $(call sim_switch,switch4_64,4,64))
 $(eval $(call sim_switch,switch4_512,4,512))
@@ -260,16 +261,45 @@ SIM_MODEL_BINS = $(foreach m,$(SIM_MODELS),$(call sim_model_bin,$m))
 
 models: $(SIM_MODEL_BINS) ## build the Verilator models into build/models/<name>/
 
+# $(call sim_verilate,NAME,EXTRA_CFLAGS,LDFLAGS): Verilate NAME and build it.
+define sim_verilate
+	MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
+	  $(addprefix -G,$($1.params)) \
+	  -CFLAGS "$(SIM_CFLAGS) $2 -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
+	  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
+	  -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
+	  $(if $3,-LDFLAGS "$3") $($1.rtl) $(abspath $($1.main) $(SIM_LIB_SRCS))
+endef
+
+# Profile feedback. A model that sets NAME.train (the raw-mode runs that
+# train it, one per `;`) is built instrumented, run on them, and built
+# again from that profile with link-time optimisation; with SIM_PGO=0 (the
+# mutation campaigns: each mutant is built once and run briefly) it is
+# built as any other model. Raw cycles/s on this project's 2-vCPU
+# machine, best of 7, switch4_64: 64 B frames 2.38 -> 3.17 M, 1500 B 3.01
+# -> 4.05 M; switch4_512: 1.02 -> 1.15 M, 2.67 -> 3.39 M. Functions the
+# training never ran are compiled as without a profile
+# (-fprofile-partial-training), so paths it did not take (PFC, ECN, the
+# CSR bus) are not slowed down. The profile lives in NAME/pgo; the objects
+# of one stage are removed before the other (make would keep them, as
+# their sources did not change), ccache keeps both.
+SIM_PGO ?= 1
+sim_pgo = $(and $(filter 1,$(SIM_PGO)),$($1.train))
+define sim_pgo_build
+	rm -rf $(SIM_MODELS_DIR)/$1/pgo $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
+	$(call sim_verilate,$1,-fprofile-generate=$(abspath $(SIM_MODELS_DIR)/$1/pgo),-fprofile-generate)
+	$(foreach t,$(subst ;, ,$(subst $(sim_space),+,$(strip $($1.train)))),$(call sim_model_bin,$1) $(subst +, ,$t) >/dev/null &&) true
+	@ls $(SIM_MODELS_DIR)/$1/pgo/*.gcda >/dev/null 2>&1 || { echo "$1: the training runs wrote no profile"; exit 1; }
+	rm -f $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
+	$(call sim_verilate,$1,-flto=auto -fprofile-use=$(abspath $(SIM_MODELS_DIR)/$1/pgo) \
+	  -fprofile-partial-training -Wno-missing-profile,-O2 -flto=auto)
+endef
+
 # $(call sim_model_rule,NAME)
 define sim_model_rule
 $(call sim_model_bin,$1): $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
 	@mkdir -p $(SIM_MODELS_DIR)/$1
-	MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
-	  $(addprefix -G,$($1.params)) \
-	  -CFLAGS "$(SIM_CFLAGS) -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
-	  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
-	  -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
-	  $($1.rtl) $(abspath $($1.main) $(SIM_LIB_SRCS))
+$(if $(call sim_pgo,$1),$(call sim_pgo_build,$1),$(call sim_verilate,$1))
 	@touch $$@
 
 .PHONY: models-lint-$1

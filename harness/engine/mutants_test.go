@@ -26,7 +26,9 @@ import (
 // one small edit to rtl/<device> that plants a bug of the kind RTL
 // engineers make. The test builds every mutant with the same Verilator
 // flags as the real device (sim/build.mk, pointed at the copy by the
-// campaign's variable) under build/mutants/<device>/<name> and runs the
+// campaign's variable), but without profile feedback (SIM_PGO=0: a mutant
+// runs too briefly to repay a second build), under
+// build/mutants/<device>/<name> and runs the
 // campaign's scenarios against it until one fails; a mutant that passes
 // them all survived, and fails the test: either the regression has a
 // hole or the mutant changes nothing and should go.
@@ -213,7 +215,7 @@ func buildMutant(t *testing.T, c campaign, m mutant) string {
 	require.NoError(t, err)
 	target := engine.ModelPath(models, top, width)
 	cmd := exec.Command("make", "--no-print-directory", "-f", "sim/build.mk",
-		"SIM_MODELS_DIR="+models, c.dirVar+"="+rtl, target)
+		"SIM_MODELS_DIR="+models, "SIM_PGO=0", c.dirVar+"="+rtl, target)
 	cmd.Dir = repoRoot
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
