@@ -10,7 +10,7 @@ import (
 
 // A capture is written once and read later, often gigabytes of it, so
 // CreateLinkFile writes it with O_DIRECT where the file system allows:
-// whole aligned blocks go from one reused buffer to the device, and the
+// whole aligned blocks go from two reused buffers to the device, and the
 // page cache is left alone. Through the page cache every megabyte written
 // needs a megabyte of fresh pages; in a virtual machine that hands free
 // memory back to its host (free page reporting), a fresh page costs a
@@ -25,13 +25,37 @@ const directBlock = 4096
 // directChunk is how much a directFile gathers before one write.
 const directChunk = 1 << 20
 
-// directFile is an os.File opened with O_DIRECT and its aligned buffer.
+// A direct write returns once the device has the data: about 0.6 ms a
+// chunk on the machine above. The goroutine that fills the buffer (the
+// engine's run loop, or its checker) would wait that long, with the
+// model idle, so a full chunk goes to a writer goroutine of the file's
+// own while the caller fills a second buffer. Flush and Close wait for it.
+
+// directFile is an os.File opened with O_DIRECT, the aligned buffer being
+// filled and the writer goroutine that writes full ones.
 type directFile struct {
-	f      *os.File
-	buf    []byte // directChunk bytes, aligned to directBlock
-	n      int    // bytes of buf not written yet
-	off    int64  // file offset of buf[0]
-	direct bool   // O_DIRECT is set; cleared for good if a write refuses it
+	f   *os.File
+	buf []byte // directChunk bytes, aligned to directBlock
+	n   int    // bytes of buf not written yet
+	off int64  // file offset of buf[0]
+
+	// The writer, started with the first full chunk. jobs carries a chunk
+	// to write, spare the buffer it is done with; at most one chunk is
+	// being written while buf fills. Until it hands its buffer back the
+	// writer alone touches the file, fellBack and err.
+	jobs  chan directJob
+	spare chan []byte
+	// fellBack: the file system opened the file with O_DIRECT and then
+	// refused a direct write, so every write since is plain.
+	fellBack bool
+	err      error // the first failed write; every later call returns it
+}
+
+// directJob is a full chunk: buf[:n] goes to file offset off.
+type directJob struct {
+	buf []byte
+	n   int
+	off int64
 }
 
 // createOutput creates (or truncates) path for a capture: with O_DIRECT
@@ -44,7 +68,7 @@ func createOutput(path string) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &directFile{f: f, buf: alignedBuffer(directChunk), direct: true}, nil
+	return &directFile{f: f, buf: alignedBuffer(directChunk)}, nil
 }
 
 // alignedBuffer returns n bytes starting at a multiple of directBlock. Go's
@@ -63,7 +87,7 @@ func (d *directFile) Write(p []byte) (int, error) {
 		p = p[c:]
 		written += c
 		if d.n == len(d.buf) {
-			if err := d.writeBlocks(); err != nil {
+			if err := d.handOff(); err != nil {
 				return written, err
 			}
 		}
@@ -71,57 +95,99 @@ func (d *directFile) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// writeBlocks writes the buffer's whole blocks directly and moves the rest
-// to its start. A file system that opened the file with O_DIRECT and then
-// refuses a direct write gets plain writes from then on.
-func (d *directFile) writeBlocks() error {
-	whole := d.n
-	if d.direct {
-		whole = d.n / directBlock * directBlock
+// handOff gives the full buffer to the writer and takes the one it wrote
+// before (or a new one, the first time), after that write is done.
+func (d *directFile) handOff() error {
+	if d.jobs == nil {
+		d.jobs, d.spare = make(chan directJob), make(chan []byte, 1)
+		d.spare <- alignedBuffer(directChunk)
+		go d.writer()
 	}
-	if whole == 0 {
-		return nil
+	next := <-d.spare
+	if d.err != nil {
+		d.spare <- next
+		return d.err
 	}
-	_, err := d.f.WriteAt(d.buf[:whole], d.off)
-	if errors.Is(err, unix.EINVAL) && d.direct {
-		if err = d.setDirect(false); err != nil {
-			return err
-		}
-		d.direct = false
-		return d.writeBlocks()
-	}
-	if err != nil {
-		return err
-	}
-	d.off += int64(whole)
-	d.n = copy(d.buf, d.buf[whole:d.n])
+	d.jobs <- directJob{buf: d.buf, n: d.n, off: d.off}
+	d.buf, d.off, d.n = next, d.off+int64(d.n), 0
 	return nil
 }
 
-// Flush writes what the buffer holds: whole blocks directly, the partial
-// last block through the page cache, so that the file on disk is complete
-// up to here. The partial block stays in the buffer, to be written again
-// directly once it fills.
-func (d *directFile) Flush() error {
-	if err := d.writeBlocks(); err != nil {
-		return err
+// writer writes the chunks handOff gives it, in order.
+func (d *directFile) writer() {
+	for j := range d.jobs {
+		if d.err == nil {
+			d.err = d.writeAt(j.buf[:j.n], j.off)
+		}
+		d.spare <- j.buf
 	}
-	if d.n == 0 {
-		return nil
+	close(d.spare)
+}
+
+// wait returns once no chunk is being written; the writer is then idle
+// and the caller may touch the file and the error.
+func (d *directFile) wait() error {
+	if d.jobs != nil {
+		d.spare <- <-d.spare
 	}
-	if err := d.setDirect(false); err != nil {
-		return err
-	}
-	_, err := d.f.WriteAt(d.buf[:d.n], d.off)
-	if serr := d.setDirect(true); err == nil {
-		err = serr
+	return d.err
+}
+
+// writeAt writes whole blocks at off, directly unless the file system
+// refused that once: then plainly, from then on.
+func (d *directFile) writeAt(p []byte, off int64) error {
+	_, err := d.f.WriteAt(p, off)
+	if errors.Is(err, unix.EINVAL) && !d.fellBack {
+		if err = d.setDirect(false); err != nil {
+			return err
+		}
+		d.fellBack = true
+		_, err = d.f.WriteAt(p, off)
 	}
 	return err
 }
 
-// Close writes the rest, as Flush, and closes the file.
+// Flush writes what the buffer holds, the whole blocks directly and the
+// partial last block through the page cache, once the writer is done, so
+// that the file on disk is complete up to here. The partial block moves
+// to the start of the buffer, to be written again directly once it fills.
+func (d *directFile) Flush() error {
+	if err := d.wait(); err != nil {
+		return err
+	}
+	whole := d.n / directBlock * directBlock
+	if whole > 0 {
+		if d.err = d.writeAt(d.buf[:whole], d.off); d.err != nil {
+			return d.err
+		}
+		d.off += int64(whole)
+		d.n = copy(d.buf, d.buf[whole:d.n])
+	}
+	if d.n == 0 {
+		return nil
+	}
+	if d.fellBack {
+		_, d.err = d.f.WriteAt(d.buf[:d.n], d.off)
+		return d.err
+	}
+	if d.err = d.setDirect(false); d.err != nil {
+		return d.err
+	}
+	_, d.err = d.f.WriteAt(d.buf[:d.n], d.off)
+	if serr := d.setDirect(true); d.err == nil {
+		d.err = serr
+	}
+	return d.err
+}
+
+// Close writes the rest, as Flush, stops the writer and closes the file.
 func (d *directFile) Close() error {
 	err := d.Flush()
+	if d.jobs != nil {
+		close(d.jobs)
+		for range d.spare { // the writer's last word
+		}
+	}
 	if cerr := d.f.Close(); err == nil {
 		err = cerr
 	}

@@ -46,10 +46,29 @@ func TestDirectFileWritesWhatItIsGiven(t *testing.T) {
 	}
 	if direct {
 		// A misaligned write would have fallen back to plain ones.
-		require.True(t, d.direct, "still writing directly")
+		require.False(t, d.fellBack, "still writing directly")
 	}
 	require.NoError(t, out.Close())
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(want, got), "after Close: %d bytes on disk, %d written", len(got), len(want))
+}
+
+// A chunk the writer goroutine fails to write is reported, by the Write
+// that hands over the next chunk, and by Flush and Close, never dropped.
+func TestDirectFileReportsAFailedWrite(t *testing.T) {
+	out, err := createOutput(filepath.Join(t.TempDir(), "out.pcapng"))
+	require.NoError(t, err)
+	d, direct := out.(*directFile)
+	if !direct {
+		t.Skip("the file system refuses O_DIRECT: no writer goroutine")
+	}
+	require.NoError(t, d.f.Close()) // every write from now on fails
+	chunk := make([]byte, directChunk)
+	_, err = out.Write(chunk) // handed to the writer, which fails
+	require.NoError(t, err)
+	_, err = out.Write(chunk)
+	require.ErrorIs(t, err, os.ErrClosed, "the next chunk's hand-off reports the failed one")
+	require.ErrorIs(t, out.(interface{ Flush() error }).Flush(), os.ErrClosed)
+	require.ErrorIs(t, out.Close(), os.ErrClosed)
 }
