@@ -123,14 +123,13 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	default:
 		return nil, fmt.Errorf("unknown traffic kind %q", t.Kind) // the scenario checks kinds
 	}
+	next, stop := prefetch(frame, limit, s.close)
+	s.close = stop
 	// Frames arrive back to back at line rate, with the configured gap
 	// after every burst (after every frame unless burst is set).
 	cycle, burst, count := t.Start, max(t.Burst, 1), 0
 	s.draw = func() (stamped, bool, error) {
-		if count == limit {
-			return stamped{}, false, nil
-		}
-		f, bad, err := frame()
+		f, bad, err := next()
 		if errors.Is(err, io.EOF) {
 			return stamped{}, false, nil
 		}
@@ -145,6 +144,108 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 		return st, true, nil
 	}
 	return s, nil
+}
+
+// The prefetcher hands over batches of prefetchBatch frames or
+// prefetchBytes bytes, whichever comes first, and may be prefetchDepth
+// batches ahead: a source holds a few MiB at most beyond its window.
+const (
+	prefetchBatch = 256
+	prefetchBytes = 256 << 10
+	prefetchDepth = 4
+)
+
+// prefetched is a batch of frames drawn ahead; err ends the stream after
+// them (io.EOF at its clean end).
+type prefetched struct {
+	frames []drawnFrame
+	err    error
+}
+
+type drawnFrame struct {
+	data []byte
+	bad  bool
+}
+
+// prefetch draws a stream's frames on a goroutine of its own, a few
+// batches ahead of the run loop: reading a capture or generating frames
+// is about a third of the run loop's work in a campaign of small frames,
+// and it depends on nothing the run learns. The stream is the same: one
+// goroutine calls frame, in order, at most limit times (no limit when
+// negative). next returns the frames in order, then io.EOF or the error
+// that ended the stream. stop ends the goroutine, waits for it and then
+// calls release (when not nil), so nothing reads what release frees.
+func prefetch(frame func() ([]byte, bool, error), limit int, release func()) (next func() ([]byte, bool, error), stop func()) {
+	out := make(chan prefetched, prefetchDepth)
+	free := make(chan []drawnFrame, prefetchDepth+2)
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		defer close(out)
+		count := 0
+		for {
+			var b prefetched
+			select {
+			case b.frames = <-free:
+			default:
+				b.frames = make([]drawnFrame, 0, prefetchBatch)
+			}
+			for bytes := 0; len(b.frames) < prefetchBatch && bytes < prefetchBytes && b.err == nil; {
+				if count == limit {
+					b.err = io.EOF
+					break
+				}
+				data, bad, err := frame()
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.frames = append(b.frames, drawnFrame{data, bad})
+				count++
+				bytes += len(data)
+			}
+			select {
+			case out <- b:
+			case <-done:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	var cur prefetched
+	pos := 0
+	next = func() ([]byte, bool, error) {
+		for pos == len(cur.frames) {
+			if cur.err != nil {
+				return nil, false, cur.err
+			}
+			if cur.frames != nil {
+				clear(cur.frames)
+				select {
+				case free <- cur.frames[:0]:
+				default:
+				}
+			}
+			b, ok := <-out
+			if !ok { // stopped
+				b.err = io.EOF
+			}
+			cur, pos = b, 0
+		}
+		f := cur.frames[pos]
+		pos++
+		return f.data, f.bad, nil
+	}
+	stop = func() {
+		close(done)
+		<-exited
+		if release != nil {
+			release()
+		}
+	}
+	return next, stop
 }
 
 // drawn returns frame number i of the stream, which must be drawn and
