@@ -18,7 +18,7 @@ import (
 	"github.com/rocesim/cosim/harness/tap"
 )
 
-const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D] [--no-pcap]"
+const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D] [--no-pcap] [--no-boost]"
 
 // runBridge is `cosim bridge`: the scenario's models against its TAP
 // devices, in real time, until SIGINT or SIGTERM (ctx).
@@ -31,6 +31,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
+	noBoost := fs.Bool("no-boost", false, noBoostHelp)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, bridgeUsage)
 		fs.PrintDefaults()
@@ -59,11 +60,11 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, t := range sc.Taps {
 		fmt.Fprintf(stdout, "  tap %s: device %s, in %s, out %s\n", t.Name, t.Device, orNone(t.In), orNone(t.Out))
 	}
-	liveProcs(len(sc.Models))
+	boost := liveProcs(len(sc.Models), !*noBoost)
 	session, err := bridge.Start(bridge.Config{
 		Scenario: sc, Text: text, Seed: s, OutDir: *out, ModelDir: *models, Report: stdout,
 		Status: stderr, StatusTTY: isTerminal(stderr), Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, KeepWarm: *keepWarm,
-		NoLinkPcaps: *noPcap,
+		NoLinkPcaps: *noPcap, Boost: boost,
 	})
 	if err != nil {
 		return fail(exitFailed, "bridge: %v%s", err, permissionHint(err))
@@ -92,6 +93,9 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintln(stdout, "PASS")
 	return nil
 }
+
+// noBoostHelp is --no-boost of the live commands.
+const noBoostHelp = "while hosts stream, keep Go on the CPUs the models leave and the models at their priority (see README, cosim bridge)"
 
 // noPcapHelp is --no-pcap of the live commands.
 const noPcapHelp = "write no pcapng per link, only the recording (its replay writes them): a long session would write every frame three times"
@@ -134,9 +138,19 @@ func orNone(s string) string {
 // crosses several) took the CPU a model needed. On the 2-core development
 // machine, with one P: tap-demo iperf3 346-354 Mbit/s against 311-343
 // and a p99 RTT of 1.0-2.1 ms against 2.8-3.3; BenchmarkLive stream
-// 469-587 Mbit/s against 370-457.
-func liveProcs(models int) {
+// 469-587 Mbit/s against 370-457. With boost, it returns the session's
+// bridge.Boost: every CPU for Go while hosts stream, with the models at
+// nice -19 so that Go never takes their CPU.
+func liveProcs(models int, boost bool) bridge.Boost {
+	var b bridge.Boost
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(max(1, runtime.NumCPU()-models))
+		b.IdleProcs = max(1, runtime.NumCPU()-models)
+		b.BusyProcs = runtime.NumCPU()
+		runtime.GOMAXPROCS(b.IdleProcs)
 	}
+	if !boost {
+		return bridge.Boost{}
+	}
+	b.Nice = -19
+	return b
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--out DIR] [--models DIR]"
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--no-boost] [--out DIR] [--models DIR]"
 
 // runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
 // a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
@@ -38,6 +38,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	maxWindow := fs.Uint64("max-window", 0, "longest live window in cycles, while frames queue up (0: the bridge's default)")
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
+	noBoost := fs.Bool("no-boost", false, noBoostHelp)
 	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	fs.Usage = func() {
@@ -63,7 +64,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
 		}
 	}
-	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, out: *out, models: *models}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, boost: !*noBoost, out: *out, models: *models}
 	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
 	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
 		// The commands died of the signal; say what happened instead.
@@ -79,6 +80,7 @@ type tapDemo struct {
 	maxWindow      uint64
 	keepWarm       time.Duration
 	noPcap         bool // --no-pcap
+	boost          bool // not --no-boost
 	out, models    string
 	net            *hostnet.Net
 	session        *bridge.Session
@@ -159,10 +161,10 @@ func (d *tapDemo) start() error {
 	for _, h := range d.net.Hosts {
 		devs[h.Label] = h.TAP
 	}
-	liveProcs(len(sc.Models))
+	boost := liveProcs(len(sc.Models), d.boost)
 	d.session, err = bridge.Start(bridge.Config{
 		Scenario: sc, Text: []byte(text), Seed: 1, OutDir: d.out, ModelDir: d.models, Report: d.stdout,
-		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm, NoLinkPcaps: d.noPcap,
+		Status: d.stderr, StatusTTY: isTerminal(d.stderr), Devices: devs, KeepWarm: d.keepWarm, NoLinkPcaps: d.noPcap, Boost: boost,
 		Timeouts: cosimproto.Timeouts{Step: cosimproto.DefaultStepTimeout},
 	})
 	if err != nil {

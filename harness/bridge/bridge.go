@@ -53,6 +53,9 @@ type Config struct {
 	// long session at hundreds of Mbit/s would otherwise write every frame
 	// three times (recording, host link, switch link), gigabytes a minute.
 	NoLinkPcaps bool
+	// Boost: more Go threads and a higher model priority while hosts
+	// stream (boost.go); the zero value changes nothing.
+	Boost Boost
 }
 
 // Session is a running bridge.
@@ -62,6 +65,7 @@ type Session struct {
 	opened  []*tap.TAP // closed when the run ends
 	rec     *recorder
 	status  *status
+	gov     *governor
 	cancel  context.CancelFunc
 	stopped sync.Once
 	done    chan struct{}
@@ -103,13 +107,14 @@ func Start(cfg Config) (*Session, error) {
 		s.live.ports = append(s.live.ports, p)
 	}
 	s.status = newStatus(cfg, s.live.ports)
+	s.gov = newGovernor(cfg.Boost, s.live.queued.Load, cfg.Status)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.live.start()
 	go s.run(ctx, engine.Config{
 		Scenario: sc, Seed: cfg.Seed, OutDir: cfg.OutDir, ModelDir: cfg.ModelDir, Report: cfg.Report,
 		Timeouts: cfg.Timeouts, Taps: ends, Live: s.live, LiveWindow: sc.Bridge.Window, LiveMaxWindow: sc.Bridge.MaxWindow,
-		Status: s.status.update, NoLinkPcaps: cfg.NoLinkPcaps,
+		Status: s.status.update, NoLinkPcaps: cfg.NoLinkPcaps, Started: s.gov.start,
 	})
 	return s, nil
 }
@@ -155,6 +160,7 @@ func (s *Session) run(ctx context.Context, cfg engine.Config) {
 	defer close(s.done)
 	stopStatus := s.status.start()
 	sum, err := engine.Run(ctx, cfg)
+	s.gov.end()
 	// The run may end on its own (a model died): stop reading either way.
 	s.live.stop()
 	s.live.closeWriters()

@@ -27,6 +27,8 @@ type live struct {
 	due      atomic.Bool   // a keep-warm window is asked for
 	lastHost atomic.Int64  // wall clock of the last frame queued, ns
 	timer    *time.Timer
+
+	queued atomic.Int64 // host frames queued so far (for the Boost governor)
 }
 
 // DefaultKeepWarm is Config.KeepWarm for `cosim bridge` and `cosim
@@ -51,6 +53,7 @@ func newLive(warm time.Duration) *live {
 
 // wake is called by readers after they queue a frame.
 func (l *live) wake() {
+	l.queued.Add(1)
 	if l.warm > 0 {
 		l.lastHost.Store(time.Now().UnixNano())
 	}

@@ -78,6 +78,10 @@ type Config struct {
 	LiveMaxWindow uint64
 	// Status, when set, hears the run's counts after every window.
 	Status func(Status)
+	// Started, when set, hears the process id of every model the run
+	// started (a remote model has none), once all of them answered the
+	// handshake: a live session tunes their scheduling (bridge.Boost).
+	Started func(pids map[string]int)
 	// NoPipeline steps the models in lock step, one window at a time,
 	// even in open loop (for tests and studies; the results are the
 	// same). See run.ahead.
@@ -588,6 +592,15 @@ func (r *run) parallel(f func(*node) error) error {
 func (r *run) loop(ctx context.Context) error {
 	if err := r.start(ctx); err != nil {
 		return err
+	}
+	if r.cfg.Started != nil {
+		pids := map[string]int{}
+		for _, n := range r.nodes {
+			if n.spec.Remote == "" {
+				pids[n.name] = n.m.Pid()
+			}
+		}
+		r.cfg.Started(pids)
 	}
 	lookahead := r.cfg.MaxWindow
 	for _, l := range r.links {

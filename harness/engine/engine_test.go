@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -499,6 +500,32 @@ func TestNoLinkPcaps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, none)
 	assert.JSONEq(t, string(zeroWall(t, with.OutDir)), string(zeroWall(t, without.OutDir)))
+}
+
+// Started hears the process of every model the run started, while it
+// runs (a live session tunes their scheduling with it).
+func TestStartedNamesTheModelProcesses(t *testing.T) {
+	cfg := config(t, parse(t, linkTOML), 7)
+	var pids map[string]int
+	alive := map[string]bool{}
+	cfg.Started = func(p map[string]int) {
+		pids = p
+		for name, pid := range p {
+			_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+			alive[name] = err == nil
+		}
+	}
+	s, err := run(t, cfg)
+	requirePass(t, s, err)
+	var names []string
+	for _, m := range cfg.Scenario.Models {
+		names = append(names, m.Name)
+		assert.Positive(t, pids[m.Name], "model %s", m.Name)
+		if runtime.GOOS == "linux" {
+			assert.True(t, alive[m.Name], "model %s runs when Started hears of it", m.Name)
+		}
+	}
+	assert.Len(t, pids, len(names))
 }
 
 // A link that damages every frame and loses some between the real insert

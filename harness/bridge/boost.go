@@ -1,0 +1,149 @@
+package bridge
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Boost lets a session that streams use more of the machine, and a
+// session that only pings keep its short round trips. While the hosts
+// send at least boostFrames frames a boostTick, Go runs on BusyProcs
+// threads and the model processes at niceness Nice; once they have sent
+// fewer for boostOff, Go is back on IdleProcs threads and the models at
+// the niceness they started with.
+//
+// Why both, on the 2-core development machine (make tap-demo, 512 bits,
+// alternating runs): with one Go thread (a CPU left to the model) the
+// bridge process is the bottleneck of a stream, its thread busy with Go
+// and with the hosts' TCP work inside its TAP writes, while the CPUs idle
+// a fifth of the time; two Go threads alone took the CPU the model needed
+// (earlier sessions measured them slower). Two threads with the model at
+// nice -19 carried 763-912 Mbit/s against 687-788 in five pairs. Set for
+// a whole session, the same setting made an idle session's pings slower
+// (RTT median 0.34-0.41 ms against 0.25-0.30), so it is kept to streams:
+// ping-only runs then measure the same with and without it.
+//
+// The zero Boost changes nothing. Raising the models' priority needs
+// CAP_SYS_NICE; without it the session says so on its status writer and
+// does not boost at all (more Go threads alone made streams slower).
+type Boost struct {
+	IdleProcs, BusyProcs int // GOMAXPROCS when idle and when streaming; 0 leaves it alone
+	Nice                 int // the models' niceness when streaming
+}
+
+// The governor's clock: it looks at the hosts' frames every boostTick,
+// boosts at boostFrames frames in a tick (10,000 frames a second: a ping
+// or an ARP never does) and ends the boost after boostOff below it.
+const (
+	boostTick   = 10 * time.Millisecond
+	boostFrames = 100
+	boostOff    = 200 * time.Millisecond
+)
+
+// governor applies a Boost to one session.
+type governor struct {
+	b      Boost
+	frames func() int64 // host frames queued so far
+	log    io.Writer    // where a refused boost is said; may be nil
+
+	mu   sync.Mutex
+	pids []int
+	base map[int]int // niceness of each model task before the boost
+	on   bool
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newGovernor(b Boost, frames func() int64, log io.Writer) *governor {
+	return &governor{b: b, frames: frames, log: log}
+}
+
+// start begins watching once the models run (engine.Config.Started).
+func (g *governor) start(pids map[string]int) {
+	if g.b == (Boost{}) || len(pids) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, pid := range pids {
+		g.pids = append(g.pids, pid)
+	}
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	go g.watch(g.stop, g.done)
+}
+
+func (g *governor) watch(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(boostTick)
+	defer t.Stop()
+	last, quietSince := g.frames(), time.Now()
+	for {
+		select {
+		case <-stop:
+			g.set(false)
+			return
+		case now := <-t.C:
+			n := g.frames()
+			busy := n-last >= boostFrames
+			last = n
+			switch {
+			case busy:
+				quietSince = now
+				if !g.on && !g.set(true) {
+					return // refused: stay as we are
+				}
+			case g.on && now.Sub(quietSince) >= boostOff:
+				g.set(false)
+			}
+		}
+	}
+}
+
+// set turns the boost on or off and reports whether it could.
+func (g *governor) set(on bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if on == g.on {
+		return true
+	}
+	if g.b.Nice != 0 {
+		if on {
+			base, err := raiseNice(g.pids, g.b.Nice)
+			if err != nil {
+				if g.log != nil {
+					fmt.Fprintf(g.log, "bridge: not boosting the model for the stream (%v); see README, cosim bridge\n", err)
+				}
+				return false
+			}
+			g.base = base
+		} else {
+			restoreNice(g.base) // best effort: a model that ended has no tasks left
+		}
+	}
+	procs := g.b.IdleProcs
+	if on {
+		procs = g.b.BusyProcs
+	}
+	if procs > 0 {
+		runtime.GOMAXPROCS(procs)
+	}
+	g.on = on
+	return true
+}
+
+// end stops watching and undoes the boost; the session calls it once the
+// run is over. Later calls do nothing.
+func (g *governor) end() {
+	g.mu.Lock()
+	stop, done := g.stop, g.done
+	g.stop = nil
+	g.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-done
+}
