@@ -59,7 +59,7 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 	$(MAKE) --no-print-directory models-test
 
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
-	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --out $(OUT)/tap-demo
+	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --no-pcap --out $(OUT)/tap-demo
 
 bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; live bridge
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
