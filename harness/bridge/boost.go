@@ -26,7 +26,8 @@ import (
 // (RTT median 0.34-0.41 ms against 0.25-0.30), so it is kept to streams:
 // ping-only runs then measure the same with and without it.
 //
-// The zero Boost changes nothing. Raising the models' priority needs
+// Whatever the Boost, a stream pauses keep-warm (live.go). The zero
+// Boost changes nothing else. Raising the models' priority needs
 // CAP_SYS_NICE; without it the session says so on its status writer and
 // does not boost at all (more Go threads alone made streams slower).
 type Boost struct {
@@ -43,11 +44,13 @@ const (
 	boostOff    = 200 * time.Millisecond
 )
 
-// governor applies a Boost to one session.
+// governor tells a session's streams from its idle times: it applies
+// the Boost and tells live (keep-warm) when a stream begins and ends.
 type governor struct {
-	b      Boost
-	frames func() int64 // host frames queued so far
-	log    io.Writer    // where a refused boost is said; may be nil
+	b         Boost
+	frames    func() int64 // host frames queued so far
+	streaming func(bool)   // hears when a stream begins and ends
+	log       io.Writer    // where a refused boost is said; may be nil
 
 	mu   sync.Mutex
 	pids []int
@@ -57,13 +60,13 @@ type governor struct {
 	done chan struct{}
 }
 
-func newGovernor(b Boost, frames func() int64, log io.Writer) *governor {
-	return &governor{b: b, frames: frames, log: log}
+func newGovernor(b Boost, frames func() int64, streaming func(bool), log io.Writer) *governor {
+	return &governor{b: b, frames: frames, streaming: streaming, log: log}
 }
 
 // start begins watching once the models run (engine.Config.Started).
 func (g *governor) start(pids map[string]int) {
-	if g.b == (Boost{}) || len(pids) == 0 {
+	if g.b == (Boost{}) && g.streaming == nil {
 		return
 	}
 	g.mu.Lock()
@@ -92,8 +95,8 @@ func (g *governor) watch(stop <-chan struct{}, done chan<- struct{}) {
 			switch {
 			case busy:
 				quietSince = now
-				if !g.on && !g.set(true) {
-					return // refused: stay as we are
+				if !g.on {
+					g.set(true)
 				}
 			case g.on && now.Sub(quietSince) >= boostOff:
 				g.set(false)
@@ -102,12 +105,16 @@ func (g *governor) watch(stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
-// set turns the boost on or off and reports whether it could.
-func (g *governor) set(on bool) bool {
+// set says a stream began or ended, and boosts or restores.
+func (g *governor) set(on bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if on == g.on {
-		return true
+		return
+	}
+	g.on = on
+	if g.streaming != nil {
+		g.streaming(on)
 	}
 	if g.b.Nice != 0 {
 		if on {
@@ -116,7 +123,8 @@ func (g *governor) set(on bool) bool {
 				if g.log != nil {
 					fmt.Fprintf(g.log, "bridge: not boosting the model for the stream (%v); see README, cosim bridge\n", err)
 				}
-				return false
+				g.b = Boost{} // refused: stay as we are
+				return
 			}
 			g.base = base
 		} else {
@@ -130,8 +138,6 @@ func (g *governor) set(on bool) bool {
 	if procs > 0 {
 		runtime.GOMAXPROCS(procs)
 	}
-	g.on = on
-	return true
 }
 
 // end stops watching and undoes the boost; the session calls it once the

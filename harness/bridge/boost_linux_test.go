@@ -17,8 +17,10 @@ import (
 )
 
 // The governor boosts a real process while frames stream, every thread of
-// it, and gives it its niceness back (and Go its threads) once they stop.
-// Without CAP_SYS_NICE it says why it does not boost and changes nothing.
+// it, and gives it its niceness back (and Go its threads) once they stop;
+// it tells the session when the stream begins and ends. Without
+// CAP_SYS_NICE it says why it does not boost and changes nothing, but
+// still tells the stream.
 func TestGovernorBoostsWhileHostsStream(t *testing.T) {
 	child := exec.Command("sleep", "60")
 	require.NoError(t, child.Start())
@@ -33,15 +35,16 @@ func TestGovernorBoostsWhileHostsStream(t *testing.T) {
 	base := nice()
 
 	var frames atomic.Int64
+	var streaming atomic.Bool
 	var log bytes.Buffer
-	g := newGovernor(Boost{IdleProcs: 1, BusyProcs: 2, Nice: base - 5}, frames.Load, &log)
+	g := newGovernor(Boost{IdleProcs: 1, BusyProcs: 2, Nice: base - 5}, frames.Load, streaming.Store, &log)
 	g.start(map[string]int{"dut": child.Process.Pid})
 	defer g.end()
-	streaming := make(chan struct{})
+	feeding := make(chan struct{})
 	go func() {
 		for {
 			select {
-			case <-streaming:
+			case <-feeding:
 				return
 			case <-time.After(time.Millisecond):
 				frames.Add(boostFrames)
@@ -49,8 +52,8 @@ func TestGovernorBoostsWhileHostsStream(t *testing.T) {
 		}
 	}()
 	if os.Geteuid() != 0 {
-		time.Sleep(10 * boostTick)
-		close(streaming)
+		require.Eventually(t, streaming.Load, 5*time.Second, boostTick, "a stream is told without the boost too")
+		close(feeding)
 		g.end()
 		assert.Contains(t, log.String(), "not boosting the model")
 		assert.Equal(t, base, nice())
@@ -59,8 +62,10 @@ func TestGovernorBoostsWhileHostsStream(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return nice() == base-5 && runtime.GOMAXPROCS(0) == 2 }, 5*time.Second, boostTick,
 		"boosted while streaming")
-	close(streaming)
+	assert.True(t, streaming.Load())
+	close(feeding)
 	require.Eventually(t, func() bool { return nice() == base && runtime.GOMAXPROCS(0) == 1 }, 5*time.Second, boostTick,
 		"niceness and threads back once quiet")
+	assert.False(t, streaming.Load())
 	assert.Empty(t, log.String())
 }

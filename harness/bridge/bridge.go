@@ -42,9 +42,8 @@ type Config struct {
 	// KeepWarm, when positive: while hosts are active (until 2 s after
 	// their last frame), an idle session steps an empty short window this
 	// often instead of sleeping, so the model process stays in the CPU
-	// caches and a lone frame (a ping) gets through it about 100 us sooner
-	// on a busy machine, for a few percent of a CPU (DefaultKeepWarm is
-	// what the commands use). It changes no result: an empty window only
+	// caches and a lone frame (a ping) gets through it sooner
+	// (DefaultKeepWarm is what the commands use, and why). It changes no result: an empty window only
 	// moves simulated time on, and the recording holds the cycle every
 	// frame entered at, so a replay is byte-identical all the same.
 	KeepWarm time.Duration
@@ -107,7 +106,7 @@ func Start(cfg Config) (*Session, error) {
 		s.live.ports = append(s.live.ports, p)
 	}
 	s.status = newStatus(cfg, s.live.ports)
-	s.gov = newGovernor(cfg.Boost, s.live.queued.Load, cfg.Status)
+	s.gov = newGovernor(cfg.Boost, s.live.queued.Load, s.live.streaming.Store, cfg.Status)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.live.start()

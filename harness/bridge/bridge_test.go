@@ -257,9 +257,10 @@ func TestIdleSessionWaits(t *testing.T) {
 // With keep-warm, an idle session steps empty windows while hosts are
 // active: simulated time moves on during a pause (a few cycles a
 // millisecond), every frame is still checked and recorded, and the
-// second frame enters well after the first.
+// second frame enters well after the first. The idle windows are no
+// stall, however far they take simulated time past the drain limit.
 func TestKeepWarmStepsWhileIdle(t *testing.T) {
-	sc, text := switchScenario(t, 512, 2, "")
+	sc, text := switchScenario(t, 512, 2, "drain = 100")
 	h1, h2 := bridgetest.New("h1"), bridgetest.New("h2")
 	cfg := config(t, sc, text, map[string]bridge.Device{"h1": h1, "h2": h2})
 	cfg.KeepWarm = time.Millisecond

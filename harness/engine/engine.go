@@ -266,7 +266,8 @@ type run struct {
 	sentWindows int
 	batch       []job
 	// lastProgress is the end of the last window in which a model accepted
-	// or emitted a frame, or a source still had frames to give.
+	// or emitted a frame, or a source still had frames to give, or the
+	// cycle at which the run was last quiet.
 	lastProgress uint64
 	in           int
 	stuck        int
@@ -637,6 +638,11 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		quiet := woke || r.quiet()
 		woke = false
+		if quiet {
+			// Nothing in flight and nothing expected: no stall, however
+			// long a live session's idle windows (keep-warm) ran.
+			r.lastProgress = r.cycle
+		}
 		nextSrc, more := r.nextSource()
 		waiting := r.cfg.Live != nil && r.cfg.Live.Ready()
 		if quiet && !more && !waiting {
