@@ -66,9 +66,6 @@ func newGovernor(b Boost, frames func() int64, streaming func(bool), log io.Writ
 
 // start begins watching once the models run (engine.Config.Started).
 func (g *governor) start(pids map[string]int) {
-	if g.b == (Boost{}) && g.streaming == nil {
-		return
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, pid := range pids {
@@ -113,9 +110,7 @@ func (g *governor) set(on bool) {
 		return
 	}
 	g.on = on
-	if g.streaming != nil {
-		g.streaming(on)
-	}
+	g.streaming(on)
 	if g.b.Nice != 0 {
 		if on {
 			base, err := raiseNice(g.pids, g.b.Nice)

@@ -43,9 +43,10 @@ type Config struct {
 	// their last frame), an idle session steps an empty short window this
 	// often instead of sleeping, so the model process stays in the CPU
 	// caches and a lone frame (a ping) gets through it sooner
-	// (DefaultKeepWarm is what the commands use, and why). It changes no result: an empty window only
-	// moves simulated time on, and the recording holds the cycle every
-	// frame entered at, so a replay is byte-identical all the same.
+	// (DefaultKeepWarm is what the commands use, and why). It changes no
+	// result: an empty window only moves simulated time on, and the
+	// recording holds the cycle every frame entered at, so a replay is
+	// byte-identical all the same.
 	KeepWarm time.Duration
 	// NoLinkPcaps: no pcapng per link (engine.Config.NoLinkPcaps). The
 	// recording is still written, and its replay writes the captures: a
