@@ -22,7 +22,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--no-boost] [--out DIR] [--models DIR]"
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--no-boost] [--no-offload] [--out DIR] [--models DIR]"
 
 // runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
 // a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
@@ -39,6 +39,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
 	noBoost := fs.Bool("no-boost", false, noBoostHelp)
+	noOffload := fs.Bool("no-offload", false, "open the hosts' TAPs without segmentation offload: the hosts' kernels then cut and check every segment themselves")
 	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	fs.Usage = func() {
@@ -64,7 +65,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
 		}
 	}
-	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, boost: !*noBoost, out: *out, models: *models}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, boost: !*noBoost, offload: !*noOffload, out: *out, models: *models}
 	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
 	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
 		// The commands died of the signal; say what happened instead.
@@ -81,6 +82,7 @@ type tapDemo struct {
 	keepWarm       time.Duration
 	noPcap         bool // --no-pcap
 	boost          bool // not --no-boost
+	offload        bool // not --no-offload
 	out, models    string
 	net            *hostnet.Net
 	session        *bridge.Session
@@ -90,7 +92,7 @@ type tapDemo struct {
 func (d *tapDemo) run(ctx context.Context, stream time.Duration, pings int) (err error) {
 	fmt.Fprintf(d.stdout, "tap-demo: RTL switch switch4 at DATA_WIDTH=%d (%d Gbit/s line rate at 156.25 MHz), hosts h1..h4 in network namespaces\n",
 		d.width, d.width*15625/100000)
-	d.net, err = hostnet.New(hostnet.Config{Hosts: 4, Prefix: "td"})
+	d.net, err = hostnet.New(hostnet.Config{Hosts: 4, Prefix: "td", Offload: d.offload})
 	if err != nil {
 		return fail(exitFailed, "tap-demo: %v", err)
 	}
@@ -205,6 +207,9 @@ func (d *tapDemo) finish() error {
 	if err != nil {
 		return fail(exitFailed, "tap-demo: %v", err)
 	}
+	if d.offload {
+		d.printOffload()
+	}
 	fmt.Fprintf(d.stdout, "check: %d frames from hosts, %d to hosts; %d matched, %d mismatched, %d missing, %d unexpected, %d counter mismatches\n",
 		sum.FramesIn, sum.FramesOut, sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.CounterFails)
 	if !sum.Pass {
@@ -212,6 +217,23 @@ func (d *tapDemo) finish() error {
 	}
 	fmt.Fprintln(d.stdout, "PASS")
 	return nil
+}
+
+// printOffload says how much of the hosts' per-segment work the TAPs'
+// offload took over.
+func (d *tapDemo) printOffload() {
+	for _, h := range d.net.Hosts {
+		o := h.TAP.Stats().Offload
+		if o.Split+o.Joined+o.Malformed == 0 {
+			continue
+		}
+		fmt.Fprintf(d.stdout, "  offload %s: %d super-packets from the host split into %d frames; %d frames to the host joined into %d writes",
+			h.Label, o.Split, o.Segments, o.JoinedFrames, o.Joined)
+		if o.Malformed > 0 {
+			fmt.Fprintf(d.stdout, "; %d malformed (dropped as runts)", o.Malformed)
+		}
+		fmt.Fprintln(d.stdout)
+	}
 }
 
 // profile starts a CPU profile and an execution trace of one phase of the

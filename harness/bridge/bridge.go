@@ -127,7 +127,7 @@ func (s *Session) devices() ([]Device, error) {
 			devs = append(devs, d)
 			continue
 		}
-		tc := tap.Config{Name: t.Device, Mode: tap.ModeOpen, MTU: t.MTU}
+		tc := tap.Config{Name: t.Device, Mode: tap.ModeOpen, MTU: t.MTU, Offload: t.Offload}
 		if t.Create {
 			tc.Mode, tc.Persist = tap.ModeCreate, t.Persist
 			if t.Owner != nil || t.Group != nil {

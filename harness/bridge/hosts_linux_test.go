@@ -18,9 +18,10 @@ import (
 	"github.com/rocesim/cosim/harness/netns/netnstest"
 )
 
-// Real hosts in network namespaces, each on a TAP on a port of the RTL
-// switch, ping each other and run a short TCP transfer through it; every
-// frame matches the golden model. The session's recording then replays
+// Real hosts in network namespaces, each on a TAP (with segmentation
+// offload, as in make tap-demo) on a port of the RTL switch, ping each
+// other and run a short TCP transfer through it; every frame matches the
+// golden model. The session's recording then replays
 // without any TAP into byte-identical pcapng files. Nothing is left
 // behind: no namespace, no TAP.
 func TestHostsThroughRTLSwitch(t *testing.T) {
@@ -32,7 +33,7 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 	}
 	netnstest.NoLeaks(t)
 	sc, text := switchScenario(t, 512, 3, "")
-	l := startLive(t, sc, text, 3, "bt")
+	l := startLive(t, sc, text, hostnet.Config{Hosts: 3, Prefix: "bt", Offload: true})
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -49,6 +50,12 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 
 	live := l.stop(t)
 	assert.Positive(t, live.Taps["h1"].Padded, "ARP frames (42 bytes) were padded")
+	// The stream crossed the switch as wire frames: h1's super-packets
+	// split before it, h2's segments joined after it.
+	sent, got := h[0].TAP.Stats().Offload, h[1].TAP.Stats().Offload
+	assert.Positive(t, sent.Split, "h1: %+v", sent)
+	assert.Positive(t, got.Joined, "h2: %+v", got)
+	assert.Zero(t, sent.Malformed+got.Malformed)
 
 	rec, err := bridge.LoadRecording(filepath.Join(l.cfg.OutDir, bridge.RecordingFile))
 	require.NoError(t, err)

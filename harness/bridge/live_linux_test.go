@@ -22,12 +22,12 @@ type liveHosts struct {
 	stopped bool
 }
 
-// startLive creates n hosts (namespaces and TAPs named from prefix) and
+// startLive creates the hosts hc asks for (namespaces and TAPs) and
 // starts a session of sc on them. The test's cleanup stops the session if
 // the test did not, then removes the hosts.
-func startLive(t *testing.T, sc *scenario.Scenario, text []byte, n int, prefix string) *liveHosts {
+func startLive(t *testing.T, sc *scenario.Scenario, text []byte, hc hostnet.Config) *liveHosts {
 	t.Helper()
-	hosts, err := hostnet.New(hostnet.Config{Hosts: n, Prefix: prefix})
+	hosts, err := hostnet.New(hc)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, hosts.Close()) })
 	devs := map[string]bridge.Device{}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/harness/hostnet"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/netns/netnstest"
 	"github.com/rocesim/cosim/harness/scenario"
@@ -62,7 +63,7 @@ func TestPingThroughNICHostPort(t *testing.T) {
 	netnstest.NoLeaks(t)
 	sc, err := scenario.Parse("nic-host-port.toml", []byte(nicHostTOML))
 	require.NoError(t, err)
-	l := startLive(t, sc, []byte(nicHostTOML), 2, "bn")
+	l := startLive(t, sc, []byte(nicHostTOML), hostnet.Config{Hosts: 2, Prefix: "bn"})
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

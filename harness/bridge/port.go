@@ -210,12 +210,46 @@ func (p *port) Deliver(_ uint64, data []byte) {
 	p.out <- data
 }
 
-// writer writes what Deliver queued, in order, until closeWriter.
+// batchWriter is a Device that takes several frames at once (a
+// *tap.TAP: with offload it joins a TCP flow's segments into one write).
+type batchWriter interface {
+	WriteFrames(frames [][]byte, errs []error)
+}
+
+// maxWriteBatch bounds the frames the writer hands over at once: more
+// than a 64 KB super-packet's worth of full frames.
+const maxWriteBatch = 64
+
+// writer writes what Deliver queued, in order, until closeWriter. A
+// batchWriter gets every frame already waiting, in one call.
 func (p *port) writer() {
 	defer close(p.wdone)
+	bw, _ := p.dev.(batchWriter)
+	batch, errs := make([][]byte, 0, maxWriteBatch), make([]error, maxWriteBatch)
 	for data := range p.out {
-		p.write(data)
-		p.unsent.Add(-1)
+		if bw == nil {
+			p.count(p.dev.Write(data))
+			p.unsent.Add(-1)
+			continue
+		}
+		batch = append(batch[:0], data)
+	more:
+		for len(batch) < maxWriteBatch {
+			select {
+			case d, ok := <-p.out:
+				if !ok {
+					break more
+				}
+				batch = append(batch, d)
+			default:
+				break more
+			}
+		}
+		bw.WriteFrames(batch, errs)
+		for _, err := range errs[:len(batch)] {
+			p.count(0, err)
+		}
+		p.unsent.Add(-int64(len(batch)))
 	}
 }
 
@@ -239,8 +273,10 @@ func (p *port) flush() {
 }
 
 // write hands one frame to the host and counts the outcome.
-func (p *port) write(data []byte) {
-	_, err := p.dev.Write(data)
+func (p *port) write(data []byte) { p.count(p.dev.Write(data)) }
+
+// count counts the outcome of one frame's write.
+func (p *port) count(_ int, err error) {
 	var fe *tap.FrameError
 	p.mu.Lock()
 	defer p.mu.Unlock()

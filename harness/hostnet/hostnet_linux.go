@@ -23,6 +23,9 @@ type Config struct {
 	// Subnet gives host i (from 0) the address Subnet.Addr() + i + 1,
 	// with the subnet's prefix length. Default 10.77.0.0/24.
 	Subnet netip.Prefix
+	// Offload opens the hosts' TAPs with segmentation offload
+	// (tap.Config.Offload): the hosts hand over TCP super-packets.
+	Offload bool
 }
 
 // Host is one namespace with its TAP.
@@ -57,7 +60,7 @@ func New(cfg Config) (*Net, error) {
 	}
 	n := &Net{setup: s}
 	for i := range cfg.Hosts {
-		if err := n.add(i, cfg.Subnet); err != nil {
+		if err := n.add(i, cfg.Subnet, cfg.Offload); err != nil {
 			return nil, errors.Join(err, n.Close())
 		}
 	}
@@ -68,7 +71,7 @@ func New(cfg Config) (*Net, error) {
 // (02:00:00:00:00:i+1, so captures read easily) and an address, up.
 // The host joins n.Hosts as soon as its TAP is open, so Close closes it
 // whatever fails next.
-func (n *Net) add(i int, subnet netip.Prefix) error {
+func (n *Net) add(i int, subnet netip.Prefix, offload bool) error {
 	ns, err := n.setup.AddNamespace()
 	if err != nil {
 		return err
@@ -82,7 +85,7 @@ func (n *Net) add(i int, subnet netip.Prefix) error {
 	// Made inside the namespace: it lives and dies there, with its fd.
 	err = ns.Do(func() error {
 		var err error
-		h.TAP, err = tap.Open(tap.Config{Name: name, Mode: tap.ModeCreateNew})
+		h.TAP, err = tap.Open(tap.Config{Name: name, Mode: tap.ModeCreateNew, Offload: offload})
 		return err
 	})
 	if err != nil {

@@ -29,6 +29,10 @@ type Tap struct {
 	Group   *int `toml:"group"`
 	// MTU is set on a TAP the bridge creates; an existing one must match.
 	MTU int `toml:"mtu"`
+	// Offload opens the TAP with segmentation offload (tap.Config.Offload):
+	// the host hands over TCP super-packets, cut into wire frames before
+	// the simulation, and gets runs of a flow's segments joined.
+	Offload bool `toml:"offload"`
 	// Queue bounds the frames waiting for the simulation (default 1024);
 	// a frame that finds it full is dropped and counted (queue_full).
 	Queue int `toml:"queue"`

@@ -39,6 +39,7 @@ persist = true
 owner = 1000
 group = 100
 mtu = 9000
+offload = true
 queue = 16
 `))
 	require.NoError(t, err)
@@ -47,7 +48,7 @@ queue = 16
 		"the device defaults to the name")
 	owner, group := 1000, 100
 	assert.Equal(t, scenario.Tap{Name: "h2", Device: "cs7", Out: "sw.out1", Create: true, Persist: true, Owner: &owner, Group: &group,
-		MTU: 9000, Queue: 16}, s.Taps[1])
+		MTU: 9000, Offload: true, Queue: 16}, s.Taps[1])
 	assert.Equal(t, scenario.Bridge{Window: 4, MaxWindow: 64}, s.Bridge)
 }
 

@@ -67,6 +67,14 @@ type Config struct {
 	// TAP that existed before it must be 0 or equal the TAP's MTU, because
 	// Open never changes a device it did not make.
 	MTU int
+	// Offload lets the host hand over TCP super-packets and leave
+	// checksums to the TAP, which splits them into wire frames on Read
+	// and joins a flow's segments on WriteFrames (see offload.go). The
+	// frames Read and WriteFrames carry are the same; the hosts' kernels
+	// do a fraction of the per-packet work. Open then sets the device's
+	// flags itself: water cannot ask for the virtio-net header, and the
+	// kernel takes a TAP's flags only when a descriptor attaches.
+	Offload bool
 }
 
 func (c Config) check() error {

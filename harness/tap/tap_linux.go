@@ -49,27 +49,88 @@ func Open(cfg Config) (*TAP, error) {
 		// had, or closing a persistent TAP would delete it.
 		wc.Persist = before.Persistent
 	}
-	ifce, err := water.New(wc)
+	var f *os.File
+	var name string
+	var err error
+	if cfg.Offload {
+		f, name, err = openVnet(wc.Name, wc.Persist)
+	} else {
+		f, name, err = openWater(wc)
+	}
 	if err != nil {
 		return nil, openError(cfg.Name, exists, err)
 	}
-	f, ok := ifce.ReadWriteCloser.(*os.File)
-	if !ok {
-		ifce.Close()
-		return nil, fmt.Errorf("tap: water returned a %T, want *os.File", ifce.ReadWriteCloser)
-	}
 	t := &TAP{
 		f:          f,
-		name:       ifce.Name(),
+		name:       name,
 		created:    !exists,
 		persistent: wc.Persist,
 		rbuf:       make([]byte, readBufLen),
+		vnet:       cfg.Offload,
+	}
+	if t.vnet {
+		t.rbuf = make([]byte, vnetHdrLen+readBufLen)
 	}
 	if err := t.settle(cfg, before); err != nil {
 		t.abandon()
 		return nil, err
 	}
 	return t, nil
+}
+
+func openWater(wc water.Config) (*os.File, string, error) {
+	ifce, err := water.New(wc)
+	if err != nil {
+		return nil, "", err
+	}
+	f, ok := ifce.ReadWriteCloser.(*os.File)
+	if !ok {
+		ifce.Close()
+		return nil, "", fmt.Errorf("tap: water returned a %T, want *os.File", ifce.ReadWriteCloser)
+	}
+	return f, ifce.Name(), nil
+}
+
+// openVnet attaches to (or creates) the TAP called name, as water would,
+// but with the virtio-net header on and the offloads offered (see
+// offload.go). Like water it writes the persist flag; errors come back in
+// water's shapes (the open error bare, ioctl errors as *os.SyscallError)
+// for openError. Unlike water it closes the descriptor when it fails.
+func openVnet(name string, persist bool) (*os.File, string, error) {
+	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	fail := func(err error) (*os.File, string, error) {
+		unix.Close(fd)
+		return nil, "", os.NewSyscallError("ioctl", err)
+	}
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		unix.Close(fd)
+		return nil, "", err
+	}
+	ifr.SetUint16(unix.IFF_TAP | unix.IFF_NO_PI | unix.IFF_VNET_HDR)
+	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
+		return fail(err)
+	}
+	if err := unix.IoctlSetPointerInt(fd, unix.TUNSETVNETHDRSZ, vnetHdrLen); err != nil {
+		return fail(err)
+	}
+	if err := unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, offloadFeatures); err != nil {
+		return fail(err)
+	}
+	// Last: a failure before this leaves no persistent TAP behind.
+	p := 0
+	if persist {
+		p = 1
+	}
+	if err := unix.IoctlSetInt(fd, unix.TUNSETPERSIST, p); err != nil {
+		return fail(err)
+	}
+	// Non-blocking before NewFile, so the runtime polls it (and Close
+	// wakes a pending Read).
+	return os.NewFile(uintptr(fd), "/dev/net/tun"), ifr.Name(), nil
 }
 
 // admit applies the mode and the safety rules to what the lookup found.
