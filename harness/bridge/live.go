@@ -71,6 +71,7 @@ func (l *live) wake() {
 func (l *live) start() {
 	inputs := false
 	for _, p := range l.ports {
+		p.streaming = &l.streaming
 		go p.read()
 		go p.writer()
 		if p.input {

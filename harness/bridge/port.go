@@ -55,12 +55,16 @@ type port struct {
 	// kernel's work on them (a TAP write runs the host's TCP receive)
 	// overlaps the next window instead of delaying it. Order is kept: a
 	// frame is written at once only when the writer has nothing left.
-	out      chan []byte
-	unsent   atomic.Int64  // frames given to Deliver and not yet written
-	burst    int           // frames delivered since the last Take (engine goroutine only)
-	wdone    chan struct{} // closed when the writer has ended
-	wclose   sync.Once
-	warmTook func() // tells the session a window began (keep-warm)
+	// While hosts stream (streaming, set by the governor) every frame
+	// goes to the writer: latency matters less than the engine's time,
+	// and the writer joins a flow's segments (tap offload).
+	out       chan []byte
+	unsent    atomic.Int64  // frames given to Deliver and not yet written
+	burst     int           // frames delivered since the last Take (engine goroutine only)
+	wdone     chan struct{} // closed when the writer has ended
+	wclose    sync.Once
+	warmTook  func()       // tells the session a window began (keep-warm)
+	streaming *atomic.Bool // the session's: hosts stream
 
 	stopping atomic.Bool
 	done     chan struct{} // closed when the reader has ended
@@ -75,7 +79,7 @@ const writeQueue = 4096
 func newPort(name string, dev Device, input bool, limit int, wake func(), rec *recorder, link int) *port {
 	return &port{name: name, dev: dev, input: input, limit: limit, wake: wake, rec: rec, link: link,
 		st: engine.TapStats{Drops: map[string]int{}}, done: make(chan struct{}),
-		out: make(chan []byte, writeQueue), wdone: make(chan struct{})}
+		out: make(chan []byte, writeQueue), wdone: make(chan struct{}), streaming: new(atomic.Bool)}
 }
 
 // Name is the tap's name in the scenario.
@@ -198,11 +202,11 @@ func (p *port) Take(start, _ uint64, budget int) []engine.TapFrame {
 func (p *port) Next() (uint64, bool) { return 0, false }
 
 // Deliver implements engine.TapEnd: the frame goes to the host, at once
-// when it is the first of its window and the writer is idle, else through
-// the writer goroutine (see port.out).
+// when it is the first of its window, the writer is idle and hosts do not
+// stream, else through the writer goroutine (see port.out).
 func (p *port) Deliver(_ uint64, data []byte) {
 	p.burst++
-	if p.burst == 1 && p.unsent.Load() == 0 {
+	if p.burst == 1 && p.unsent.Load() == 0 && !p.streaming.Load() {
 		p.write(data)
 		return
 	}
