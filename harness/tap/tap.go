@@ -350,6 +350,7 @@ func (t *TAP) SetReadDeadline(d time.Time) error { return t.f.SetReadDeadline(d)
 // again returns nil.
 func (t *TAP) Close() error {
 	t.closeOnce.Do(func() {
+		t.keepClean()
 		// os.File.Close evicts waiting readers and, for a polled
 		// descriptor, waits until the last of them has let go.
 		t.closeErr = t.f.Close()

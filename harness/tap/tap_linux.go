@@ -70,6 +70,12 @@ func Open(cfg Config) (*TAP, error) {
 	}
 	if t.vnet {
 		t.rbuf = make([]byte, vnetHdrLen+readBufLen)
+	} else if err := t.ioctl(unix.TUNSETOFFLOAD, 0); err != nil {
+		// An offload session that ended badly may have left them on a
+		// persistent TAP; a reader without the virtio-net header would
+		// then get super-packets, not frames.
+		t.abandon()
+		return nil, fmt.Errorf("tap: %s: clearing offloads: %w", t.name, err)
 	}
 	if err := t.settle(cfg, before); err != nil {
 		t.abandon()
@@ -200,6 +206,14 @@ func (t *TAP) abandon() {
 		_ = t.ioctl(unix.TUNSETPERSIST, 0)
 	}
 	t.f.Close()
+}
+
+// keepClean takes back the offloads from a TAP that outlives Close, so
+// the next reader, ours or not, gets plain frames.
+func (t *TAP) keepClean() {
+	if t.vnet && (t.persistent || !t.created) {
+		_ = t.ioctl(unix.TUNSETOFFLOAD, 0)
+	}
 }
 
 // ioctl goes through SyscallConn so the descriptor stays non-blocking.
