@@ -19,24 +19,36 @@
 // engine.DefaultLiveMaxWindow), which carry more per round trip to the
 // model, and sends each before the replies to the one in flight are in, so
 // the model simulates while the engine checks and delivers (stamps and
-// results are those of lock step). Frames a model emits on a tap's output go to the host at once,
-// and are checked like any other: the first of a window is written by the
-// run loop itself (a ping's reply waits for no other thread), the rest by
-// the tap's writer goroutine, in order, so the kernel's work on them (a
-// TAP write runs the host's network stack) overlaps the next window. A
-// tap without an input still reads its host and counts what it sends as
-// dropped ("no_input").
+// results are those of lock step). Frames a model emits on a tap's
+// output go to the host at once, and are checked like any other: the
+// first of a window is written by the run loop itself (a ping's reply
+// waits for no other thread), the rest by the tap's writer goroutine, in
+// order, so the kernel's work on them (a TAP write runs the host's
+// network stack) overlaps the next window. While hosts stream (the
+// governor, boost.go) the writer takes every frame, so the run loop never
+// waits on a host's TCP stack. A tap without an input still reads its
+// host and counts what it sends as dropped ("no_input").
 //
 // With Config.KeepWarm (`cosim bridge` and `cosim tap-demo` set it to
-// DefaultKeepWarm, 1 ms), an idle session does not sleep for long while
+// DefaultKeepWarm, 250 us), an idle session does not sleep for long while
 // hosts are active: until 2 s after their last frame it steps an empty
-// short window every KeepWarm. On a busy machine a model process that
-// slept 10 ms (a ping's interval) finds its code and data evicted from
-// the CPU caches and takes 3-4 times as long for its next window (about
-// 150 us instead of 40 us for 8 cycles); kept warm, a ping's round trip
-// through the switch is about 0.2 ms shorter. Empty windows only move
-// simulated time on (about 8 cycles a millisecond), so they change no
-// result and the replay of the recording stays byte-identical.
+// short window every KeepWarm, except while hosts stream. On a busy
+// machine a model process that slept 10 ms (a ping's interval) finds its
+// code and data evicted from the CPU caches and takes 3-4 times as long
+// for its next window. Empty windows only move simulated time on, so they
+// change no result and the replay of the recording stays byte-identical.
+//
+// # Segmentation offload
+//
+// A tap with offload = true (and the hosts of `cosim tap-demo`) opens its
+// TAP with harness/tap's Config.Offload: the host's kernel hands over TCP
+// super-packets of up to 64 KB, which the TAP cuts into the MSS-sized
+// frames a NIC with TSO would send, and the writer hands every frame
+// waiting to the TAP at once, which joins a flow's consecutive segments
+// into one super-packet for the receiving host, as GRO does. The model,
+// the golden model, the pcapng files and the recording see the wire
+// frames, exactly as without offload; the hosts' kernels do their
+// per-packet work a few dozen frames at a time.
 //
 // # What happens to a host's frame
 //

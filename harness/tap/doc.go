@@ -3,7 +3,8 @@
 // package harness/netns) can send traffic into the simulated network.
 //
 // [Open] attaches to a named TAP or creates one, through
-// github.com/songgao/water, after checking the name with netlink:
+// github.com/songgao/water (see Offload below), after checking the name
+// with netlink:
 //
 //   - It attaches only to TAP devices: a name that exists as anything else
 //     (veth, bridge, loopback, a TUN device) is refused with a
@@ -27,6 +28,17 @@
 // longer than MTU plus header and one VLAN tag, larger than the caller's
 // buffer) are counted in [Stats] and returned as a *[FrameError]; the
 // caller decides whether to go on. [TAP.Close] wakes a blocked Read.
+//
+// With [Config.Offload] the TAP carries a virtio-net header and offers the
+// host TSO and checksum offload, as a NIC would: Read cuts the host's TCP
+// super-packets into wire frames and fills in checksums the host left, and
+// [TAP.WriteFrames] joins runs of one flow's segments into one
+// super-packet for the receiving host (offload.go has the rules and their
+// sources). Callers still see one wire frame per Read. water cannot ask
+// for the header, and the kernel takes a TAP's flags only when a
+// descriptor attaches, so such a TAP is opened without water. Offloads
+// never outlive the session: Close takes them back from a TAP that stays,
+// and a plain Open clears any left.
 //
 // The package works only on Linux; elsewhere Open returns
 // [ErrUnsupported].
