@@ -236,19 +236,7 @@ func (p *port) writer() {
 			p.unsent.Add(-1)
 			continue
 		}
-		batch = append(batch[:0], data)
-	more:
-		for len(batch) < maxWriteBatch {
-			select {
-			case d, ok := <-p.out:
-				if !ok {
-					break more
-				}
-				batch = append(batch, d)
-			default:
-				break more
-			}
-		}
+		batch = fifo.Gather(append(batch[:0], data), p.out, maxWriteBatch)
 		bw.WriteFrames(batch, errs)
 		for _, err := range errs[:len(batch)] {
 			p.count(0, err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/harness/internal/fifo"
 	"github.com/rocesim/cosim/harness/netns"
 )
 
@@ -29,35 +29,8 @@ import (
 // intact, each host must have handed over super-packets and received
 // joined ones, and neither kernel may count a bad checksum.
 func TestOffloadCarriesTCPBetweenBridgedTAPs(t *testing.T) {
-	e := newEnv(t)
-	a, err := e.s.AddNamespace()
-	require.NoError(t, err)
-	b, err := e.s.AddNamespace()
-	require.NoError(t, err)
-	ta := e.open(Config{Name: e.name(), Mode: ModeCreateNew, Offload: true})
-	tb := e.open(Config{Name: e.name(), Mode: ModeCreateNew, Offload: true})
-	for _, x := range []struct {
-		tp   *TAP
-		ns   *netns.Namespace
-		addr string
-	}{{ta, a, "192.0.2.1/24"}, {tb, b, "192.0.2.2/24"}} {
-		require.NoError(t, e.s.MoveLink(x.tp.Name(), e.s.Origin(), x.ns))
-		require.NoError(t, x.ns.SetAddr(x.tp.Name(), netip.MustParsePrefix(x.addr)))
-		require.NoError(t, x.ns.LinkUp(x.tp.Name()))
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	batchPump(&wg, errs, tb, ta)
-	batchPump(&wg, errs, ta, tb)
-	t.Cleanup(func() {
-		ta.Close()
-		tb.Close()
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			assert.NoError(t, err)
-		}
-	})
+	p := newEnv(t).bridge(true, batchPump)
+	a, b, ta, tb := p.a, p.b, p.ta, p.tb
 
 	var ln net.Listener
 	require.NoError(t, b.Do(func() (err error) { ln, err = net.Listen("tcp4", "192.0.2.2:0"); return err }))
@@ -105,36 +78,15 @@ func batchPump(wg *sync.WaitGroup, errs chan<- error, dst, src *TAP) {
 	frames := make(chan []byte, 1024)
 	wg.Go(func() {
 		defer close(frames)
-		buf := make([]byte, readBufLen)
-		var fe *FrameError
-		for {
-			n, err := src.Read(buf)
-			if errors.As(err, &fe) {
-				continue // counted in src's Stats
-			}
-			if err != nil {
-				errs <- ignoreClosed(err)
-				return
-			}
-			frames <- append([]byte(nil), buf[:n]...)
-		}
+		errs <- readAll(src, func(f []byte) error {
+			frames <- append([]byte(nil), f...)
+			return nil
+		})
 	})
 	wg.Go(func() {
 		batch, werrs := [][]byte{}, make([]error, 64)
 		for f := range frames {
-			batch = append(batch[:0], f)
-		more:
-			for len(batch) < 64 {
-				select {
-				case f, ok := <-frames:
-					if !ok {
-						break more
-					}
-					batch = append(batch, f)
-				default:
-					break more
-				}
-			}
+			batch = fifo.Gather(append(batch[:0], f), frames, 64)
 			dst.WriteFrames(batch, werrs)
 			for _, err := range werrs[:len(batch)] {
 				var fe *FrameError

@@ -80,43 +80,61 @@ func quiet(name string) {
 	_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+name+"/disable_ipv6", []byte("1"), 0o644)
 }
 
-func TestPingThroughBridgedTAPs(t *testing.T) {
-	e := newEnv(t)
-	a, err := e.s.AddNamespace()
+// bridged is two namespaced hosts, 192.0.2.1 and .2, on TAPs opened
+// with cfg's options, joined by a bridge of two pumps (one per direction).
+type bridged struct {
+	a, b   *netns.Namespace
+	ta, tb *TAP
+}
+
+// pumpFunc copies frames from src to dst on goroutines of wg until src
+// is closed, and sends what ended it to errs.
+type pumpFunc func(wg *sync.WaitGroup, errs chan<- error, dst, src *TAP)
+
+// bridge makes the pair; the test's cleanup closes the TAPs, waits for
+// the pumps and checks how they ended.
+func (e *env) bridge(offload bool, pump pumpFunc) *bridged {
+	t := e.t
+	t.Helper()
+	var p bridged
+	var err error
+	p.a, err = e.s.AddNamespace()
 	require.NoError(t, err)
-	b, err := e.s.AddNamespace()
+	p.b, err = e.s.AddNamespace()
 	require.NoError(t, err)
-	ta := e.open(Config{Name: e.name(), Mode: ModeCreateNew})
-	tb := e.open(Config{Name: e.name(), Mode: ModeCreateNew})
+	p.ta = e.open(Config{Name: e.name(), Mode: ModeCreateNew, Offload: offload})
+	p.tb = e.open(Config{Name: e.name(), Mode: ModeCreateNew, Offload: offload})
 	for _, x := range []struct {
 		tp   *TAP
 		ns   *netns.Namespace
 		addr string
-	}{{ta, a, "192.0.2.1/24"}, {tb, b, "192.0.2.2/24"}} {
+	}{{p.ta, p.a, "192.0.2.1/24"}, {p.tb, p.b, "192.0.2.2/24"}} {
 		require.NoError(t, e.s.MoveLink(x.tp.Name(), e.s.Origin(), x.ns))
 		require.NoError(t, x.ns.SetAddr(x.tp.Name(), netip.MustParsePrefix(x.addr)))
 		require.NoError(t, x.ns.LinkUp(x.tp.Name()))
 	}
-
-	// The bridge: one goroutine per direction, ended by closing the TAPs.
 	var wg sync.WaitGroup
-	pumpErrs := make(chan error, 2)
-	wg.Go(func() { pumpErrs <- pump(tb, ta) })
-	wg.Go(func() { pumpErrs <- pump(ta, tb) })
+	errs := make(chan error, 4)
+	pump(&wg, errs, p.tb, p.ta)
+	pump(&wg, errs, p.ta, p.tb)
 	t.Cleanup(func() {
-		ta.Close()
-		tb.Close()
+		p.ta.Close()
+		p.tb.Close()
 		wg.Wait()
-		close(pumpErrs)
-		for err := range pumpErrs {
+		close(errs)
+		for err := range errs {
 			assert.NoError(t, err)
 		}
 	})
+	return &p
+}
 
-	out, err := a.CombinedOutput(exec.Command("ping", "-c", "3", "-i", "0.2", "-W", "2", "192.0.2.2"))
+func TestPingThroughBridgedTAPs(t *testing.T) {
+	p := newEnv(t).bridge(false, pump)
+	out, err := p.a.CombinedOutput(exec.Command("ping", "-c", "3", "-i", "0.2", "-W", "2", "192.0.2.2"))
 	require.NoError(t, err, "ping: %s", out)
 	assert.Contains(t, string(out), "3 received")
-	for _, tp := range []*TAP{ta, tb} {
+	for _, tp := range []*TAP{p.ta, p.tb} {
 		st := tp.Stats()
 		// Three echoes each way, plus ARP.
 		assert.GreaterOrEqual(t, st.Read.Frames, uint64(4), "%s: %+v", tp.Name(), st)
@@ -124,8 +142,23 @@ func TestPingThroughBridgedTAPs(t *testing.T) {
 	}
 }
 
-// pump copies frames from src to dst until either is closed.
-func pump(dst, src *TAP) error {
+// pump copies frames from src to dst, one Read and one Write at a time,
+// until either is closed.
+func pump(wg *sync.WaitGroup, errs chan<- error, dst, src *TAP) {
+	wg.Go(func() {
+		errs <- readAll(src, func(f []byte) error {
+			var fe *FrameError
+			if _, err := dst.Write(f); err != nil && !errors.As(err, &fe) {
+				return err
+			}
+			return nil
+		})
+	})
+}
+
+// readAll hands every frame src delivers to put until src is closed (nil)
+// or Read or put fails. Frames src counts and skips are left out.
+func readAll(src *TAP, put func([]byte) error) error {
 	buf := make([]byte, readBufLen)
 	var fe *FrameError
 	for {
@@ -133,10 +166,10 @@ func pump(dst, src *TAP) error {
 		if errors.As(err, &fe) {
 			continue // counted in src's Stats
 		}
-		if err != nil {
-			return ignoreClosed(err)
+		if err == nil {
+			err = put(buf[:n])
 		}
-		if _, err := dst.Write(buf[:n]); err != nil && !errors.As(err, &fe) {
+		if err != nil {
 			return ignoreClosed(err)
 		}
 	}

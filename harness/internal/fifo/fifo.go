@@ -57,3 +57,21 @@ func (q *Queue[T]) Drop(n int) {
 	clear(q.items[:n])
 	q.items = q.items[n:]
 }
+
+// Gather appends to batch the values ch holds now, without waiting for
+// more, until batch has max values or ch is empty or closed: a writer
+// that hands its device everything waiting at once.
+func Gather[T any](batch []T, ch <-chan T, max int) []T {
+	for len(batch) < max {
+		select {
+		case v, ok := <-ch:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, v)
+		default:
+			return batch
+		}
+	}
+	return batch
+}

@@ -80,3 +80,15 @@ func TestRefillAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per push and pop", allocs)
 	}
 }
+
+func TestGatherTakesWhatWaitsUpToMax(t *testing.T) {
+	ch := make(chan int, 8)
+	for i := range 5 {
+		ch <- i
+	}
+	assert.Equal(t, []int{-1, 0, 1}, Gather([]int{-1}, ch, 3), "up to max")
+	assert.Equal(t, []int{2, 3, 4}, Gather(nil, ch, 10), "what waits, no more")
+	ch <- 5
+	close(ch)
+	assert.Equal(t, []int{5}, Gather(nil, ch, 10), "closed")
+}
