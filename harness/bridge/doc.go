@@ -17,9 +17,9 @@
 // the frames still entering to come out, so a frame reaches the other host
 // soon; while frames queue up it steps long ones (max_window, default
 // engine.DefaultLiveMaxWindow), which carry more per round trip to the
-// model, and sends each before the replies to the one in flight are in, so
-// the model simulates while the engine checks and delivers (stamps and
-// results are those of lock step). Frames a model emits on a tap's
+// model, and sends each before the replies to the ones in flight are in
+// (up to three in flight), so the model simulates while the engine checks
+// and delivers (stamps and results are those of lock step). Frames a model emits on a tap's
 // output go to the host at once, and are checked like any other: the
 // first of a window is written by the run loop itself (a ping's reply
 // waits for no other thread), the rest by the tap's writer goroutine, in

@@ -107,8 +107,8 @@ func queuedPair() (*queuedHosts, int) {
 	return l, bytes
 }
 
-// Live windows go out before the replies to the one in flight while host
-// frames wait, and change nothing: the same windows, summary.json and
+// Live windows go out before the replies to the ones in flight (up to
+// three in flight) while host frames wait, and change nothing: the same windows, summary.json and
 // pcapng files as lock step, and every host gets the same frames.
 func TestLivePipelinedSameAsLockStep(t *testing.T) {
 	var dirs []string
@@ -120,8 +120,12 @@ func TestLivePipelinedSameAsLockStep(t *testing.T) {
 		cfg.Live, cfg.NoPipeline = l, lockStep
 		cfg.LiveMaxWindow = 48 // many windows
 		cfg.Taps = map[string]engine.TapEnd{"h1": l.hosts["h1"], "h2": l.hosts["h2"]}
+		deep := engine.SentDeep()
 		s := runCountingAhead(t, cfg)
 		assert.Equal(t, 600, s.FramesIn)
+		if !lockStep {
+			assert.Positive(t, engine.SentDeep()-deep, "windows went out with two in flight")
+		}
 		dirs, sums, hosts = append(dirs, cfg.OutDir), append(sums, s), append(hosts, l)
 	}
 	assertSameRuns(t, dirs, sums)
