@@ -37,7 +37,7 @@ func self(t *testing.T, args ...string) *exec.Cmd {
 
 // SIGINT ends `cosim bridge` cleanly: the traffic in flight drains, the
 // summary, the pcapng files and the recording are written, the exit status
-// is 0, and the TAPs the bridge created are gone.
+// is 0, and the TAPs the bridge created (one with offload) are gone.
 func TestBridgeSIGINT(t *testing.T) {
 	netnstest.NeedTUN(t)
 	models, err := filepath.Abs(needModels(t, "switch4_512"))
@@ -53,6 +53,9 @@ func TestBridgeSIGINT(t *testing.T) {
 	for i, d := range devs {
 		text = strings.Replace(text, fmt.Sprintf("name = \"h%d\"\n", i+1), fmt.Sprintf("name = \"h%d\"\ndevice = %q\n", i+1, d), 1)
 	}
+	// h2's TAP with segmentation offload: the chatter crosses both kinds.
+	text = strings.Replace(text, fmt.Sprintf("device = %q\n", devs[1]), fmt.Sprintf("device = %q\noffload = true\n", devs[1]), 1)
+	require.Contains(t, text, "offload = true")
 	require.NoError(t, os.WriteFile(scen, []byte(text), 0o644))
 	out := filepath.Join(dir, "out")
 
