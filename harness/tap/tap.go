@@ -48,11 +48,11 @@ type offloadCounters struct {
 
 // OffloadStats counts the work Config.Offload moved off the hosts.
 type OffloadStats struct {
-	Split    uint64 // super-packets from the host, cut into
-	Segments uint64 // this many frames
-	Joined   uint64 // writes that carried a run of segments as one super-packet,
-	// JoinedFrames frames in all (each also counted in Stats.Write).
-	JoinedFrames uint64
+	// Split super-packets from the host were cut into Segments frames.
+	Split, Segments uint64
+	// Joined writes carried JoinedFrames frames to the host, a run of a
+	// flow's segments each (every frame also counted in Stats.Write).
+	Joined, JoinedFrames uint64
 	// Malformed super-packets: a header that did not match the packet,
 	// counted as runts in Stats.Read.
 	Malformed uint64
