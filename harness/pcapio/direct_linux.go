@@ -95,8 +95,27 @@ func (d *directFile) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// handOff gives the full buffer to the writer and takes the one it wrote
-// before (or a new one, the first time), after that write is done.
+// Lend implements lender: n bytes at the end of the buffer, which goes to
+// the writer first if they do not fit. Blocks cut at the buffer's end
+// would make two writes of each buffer, so nothing is lent that would not
+// fit in a buffer with a partial block carried over; that is written.
+func (d *directFile) Lend(n int) ([]byte, error) {
+	if n > len(d.buf)-directBlock {
+		return nil, nil
+	}
+	if n > len(d.buf)-d.n {
+		if err := d.handOff(); err != nil {
+			return nil, err
+		}
+	}
+	b := d.buf[d.n : d.n+n : d.n+n]
+	d.n += n
+	return b, nil
+}
+
+// handOff gives the buffer's whole blocks to the writer and takes the
+// buffer it wrote before (or a new one, the first time), after that write
+// is done; a partial last block moves over to it.
 func (d *directFile) handOff() error {
 	if d.jobs == nil {
 		d.jobs, d.spare = make(chan directJob), make(chan []byte, 1)
@@ -108,8 +127,10 @@ func (d *directFile) handOff() error {
 		d.spare <- next
 		return d.err
 	}
-	d.jobs <- directJob{buf: d.buf, n: d.n, off: d.off}
-	d.buf, d.off, d.n = next, d.off+int64(d.n), 0
+	whole := d.n / directBlock * directBlock
+	tail := copy(next, d.buf[whole:d.n])
+	d.jobs <- directJob{buf: d.buf, n: whole, off: d.off}
+	d.buf, d.off, d.n = next, d.off+int64(whole), tail
 	return nil
 }
 

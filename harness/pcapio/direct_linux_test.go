@@ -73,3 +73,60 @@ func TestDirectFileReportsAFailedWrite(t *testing.T) {
 	require.ErrorIs(t, out.(interface{ Flush() error }).Flush(), os.ErrClosed)
 	require.ErrorIs(t, out.Close(), os.ErrClosed)
 }
+
+// A LinkWriter that builds its blocks in the direct file's buffer (Lend)
+// writes the same bytes as one writing to memory: blocks cross the
+// buffer's edges, a frame too large to lend goes through Write, links are
+// added and the file flushed in between, and after each Flush the file
+// holds everything written so far.
+func TestLinkWriterLendsTheDirectBuffer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lent.pcapng")
+	file, err := CreateLinkFile(path, "a", LinkWriterOptions{})
+	require.NoError(t, err)
+	d, direct := file.file.(*directFile)
+	if !direct {
+		t.Skipf("%s: the file system refuses O_DIRECT: nothing is lent", filepath.Dir(path))
+	}
+	require.Same(t, d, file.lender)
+	var mem bytes.Buffer
+	ref, err := NewLinkWriter(&mem, "a", LinkWriterOptions{})
+	require.NoError(t, err)
+	both := func(f func(w *LinkWriter) error) {
+		t.Helper()
+		require.NoError(t, f(file))
+		require.NoError(t, f(ref))
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	links := 1
+	for i := range 8000 {
+		size := 60 + rng.IntN(1500)
+		switch {
+		case i%3000 == 2999:
+			size = directChunk // more than Lend gives
+		case i%97 == 0:
+			size = 9000 + rng.IntN(60000)
+		}
+		f := testFrame(byte(i), size)
+		link, cycle := rng.IntN(links), uint64(i)*7
+		if i%5 == 0 {
+			both(func(w *LinkWriter) error { return w.WriteFrameOn(link, cycle, f, "note "+itoa(uint64(i))) })
+		} else {
+			both(func(w *LinkWriter) error { return w.WriteFrameOn(link, cycle, f) })
+		}
+		if i%1000 == 500 {
+			both(func(w *LinkWriter) error { _, err := w.AddLink("l" + itoa(uint64(i))); return err })
+			links++
+		}
+		if i%2500 == 1250 {
+			both(func(w *LinkWriter) error { return w.Flush() })
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(mem.Bytes(), got), "after frame %d and Flush: %d bytes on disk, %d in memory", i, len(got), mem.Len())
+		}
+	}
+	both(func(w *LinkWriter) error { return w.Close() })
+	require.False(t, d.fellBack, "every direct write was aligned")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(mem.Bytes(), got), "after Close: %d bytes on disk, %d in memory", len(got), mem.Len())
+}
