@@ -171,3 +171,12 @@ func TestTapDemoBadFlags(t *testing.T) {
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
 }
+
+// The pace line gives the stream's ceiling: cycles a second times the
+// port's width.
+func TestTapDemoPaceLine(t *testing.T) {
+	assert.Equal(t, "simulation during the stream: 2.00 Mcycles/s; at that pace a 512-bit port carries at most 1024 Mbit/s",
+		paceLine(10_000_000, 5*time.Second, 512))
+	assert.Equal(t, "simulation during the stream: 0.00 Mcycles/s; at that pace a 64-bit port carries at most 0 Mbit/s",
+		paceLine(0, 0, 64), "no time passed: no division by zero")
+}

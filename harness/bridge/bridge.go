@@ -197,6 +197,10 @@ func (s *Session) Stop() {
 	})
 }
 
+// Cycle returns the simulated cycle the session has reached, as of the
+// last window the models ran.
+func (s *Session) Cycle() uint64 { return s.status.cycle() }
+
 // Done is closed when the session has ended.
 func (s *Session) Done() <-chan struct{} { return s.done }
 

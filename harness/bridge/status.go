@@ -41,6 +41,13 @@ func (s *status) update(st engine.Status) {
 	s.mu.Unlock()
 }
 
+// cycle is the cycle the run has reached, as of its last window.
+func (s *status) cycle() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last.Cycle
+}
+
 // start prints a line every s.every until the returned stop is called,
 // which prints the final line.
 func (s *status) start() (stop func()) {
