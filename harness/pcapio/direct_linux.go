@@ -96,9 +96,9 @@ func (d *directFile) Write(p []byte) (int, error) {
 }
 
 // Lend implements lender: n bytes at the end of the buffer, which goes to
-// the writer first if they do not fit. Blocks cut at the buffer's end
-// would make two writes of each buffer, so nothing is lent that would not
-// fit in a buffer with a partial block carried over; that is written.
+// the writer first if they do not fit. A block is never cut between two
+// buffers, so one too large for a buffer that starts with a carried-over
+// partial block is not lent: the caller writes it.
 func (d *directFile) Lend(n int) ([]byte, error) {
 	if n > len(d.buf)-directBlock {
 		return nil, nil
