@@ -301,14 +301,14 @@ func (w *LinkWriter) WriteFrameOn(link int, cycle uint64, frame []byte, notes ..
 			return fmt.Errorf("pcapio: writing frame at cycle %d: %w", cycle, err)
 		}
 		if dst != nil {
-			if b := appendEPB(dst[:0], size, link, ns, frame, num, comment, notes); len(b) != size {
+			if b := appendEPB(dst[:0], size, link, ns, frame, num, notes); len(b) != size {
 				w.err = fmt.Errorf("pcapio: internal error: a block of %d bytes in %d lent", len(b), size)
 				return w.err
 			}
 			return nil
 		}
 	}
-	w.buf = appendEPB(w.buf, size, link, ns, frame, num, comment, notes)
+	w.buf = appendEPB(w.buf, size, link, ns, frame, num, notes)
 	if len(w.buf) >= flushAt {
 		if err := w.write(); err != nil {
 			return fmt.Errorf("pcapio: writing frame at cycle %d: %w", cycle, err)
@@ -319,7 +319,8 @@ func (w *LinkWriter) WriteFrameOn(link int, cycle uint64, frame []byte, notes ..
 
 // appendEPB appends an enhanced packet block of size bytes: frame on link
 // at ns, with the comment "cycle=" + num and the notes.
-func appendEPB(b []byte, size, link int, ns uint64, frame, num []byte, comment int, notes []string) []byte {
+func appendEPB(b []byte, size, link int, ns uint64, frame, num []byte, notes []string) []byte {
+	comment := len(cycleCommentPrefix) + len(num)
 	b = binary.LittleEndian.AppendUint32(b, blockEPB)
 	b = binary.LittleEndian.AppendUint32(b, uint32(size))
 	b = binary.LittleEndian.AppendUint32(b, uint32(link))
