@@ -52,7 +52,8 @@
 // oldest window sent. A caller whose next window does not depend on the
 // last reply (open-loop stimulus) sends it before it reads that reply, and
 // does its own work on the reply while the model simulates the next
-// window. Windows and replies may be far larger than the socket buffers:
+// window. Windows and replies may be far larger than the socket buffers
+// (or the shared memory rings of Config.SharedMemory):
 // the writes never wait for the reads. Step refuses to run while windows
 // are in flight; Close lets them through and reads their replies before
 // GOODBYE.

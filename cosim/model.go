@@ -88,6 +88,12 @@ type Config struct {
 	// OutputLines is how many of the model's last output lines errors
 	// carry; default 50.
 	OutputLines int
+	// SharedMemory sends the byte stream through two rings in memory shared
+	// with the model (shm_linux.go), the socket carrying only doorbells.
+	// The model gets "--ring-fd 3"; one that does not map the memory (every
+	// model built on sim/ does) talks through the socket as without it.
+	// On Linux only; elsewhere it is ignored.
+	SharedMemory bool
 
 	Timeouts
 }
@@ -204,14 +210,33 @@ func Start(ctx context.Context, cfg Config) (*Model, error) {
 		out:    newLineRing(lines, cfg.Output),
 		exited: make(chan struct{}),
 	}
-	cmd := exec.Command(cfg.Path, append([]string{"--socket", sock}, cfg.Args...)...)
+	args := []string{"--socket", sock}
+	var mem *shm
+	if cfg.SharedMemory && shmSupported {
+		if mem, err = newShm(cfg.Name); err != nil {
+			os.RemoveAll(dir)
+			return nil, &ModelError{Model: cfg.Name, Op: "start", Err: err}
+		}
+		args = append(args, "--ring-fd", "3") // the first of ExtraFiles
+	}
+	cmd := exec.Command(cfg.Path, append(args, cfg.Args...)...)
 	cmd.Env = cfg.Env
 	cmd.Dir = cfg.Dir
 	cmd.Stdout = m.out // the same writer: one pipe, one copying goroutine, order kept
 	cmd.Stderr = m.out
 	cmd.WaitDelay = time.Second // a grandchild holding the pipes must not stall Wait
 	setProcAttr(cmd)
-	if err := cmd.Start(); err != nil {
+	if mem != nil {
+		cmd.ExtraFiles = []*os.File{mem.file}
+	}
+	err = cmd.Start()
+	if mem != nil {
+		mem.file.Close() // the model has its own
+	}
+	if err != nil {
+		if mem != nil {
+			mem.release()
+		}
 		os.RemoveAll(dir)
 		return nil, &ModelError{Model: m.name, Op: "start " + cfg.Path, Err: err}
 	}
@@ -219,7 +244,22 @@ func Start(ctx context.Context, cfg Config) (*Model, error) {
 	go m.watch()
 
 	conn, err := m.connect(ctx)
+	if err == nil && mem != nil {
+		if !mem.attached() {
+			mem.release() // the model talks through the socket
+			mem = nil
+		} else {
+			sc, serr := newShmConn(conn, mem)
+			if serr != nil {
+				conn.Close()
+			}
+			conn, err = sc, serr
+		}
+	}
 	if err != nil {
+		if mem != nil {
+			mem.release()
+		}
 		me := m.modelError(fmt.Sprintf("start: connecting to %s", sock), err)
 		m.killProc()
 		m.waitExit(reapTimeout)

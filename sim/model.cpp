@@ -23,6 +23,8 @@ void usage(const ModelInfo& info, std::FILE* to) {
                  "                         (both print one line \"LISTEN unix PATH\" / \"LISTEN tcp ADDR:PORT\")\n"
                  "  --accept-timeout SEC   exit 1 if no harness connects in time (default 60, 0: forever)\n"
                  "  --timeout SEC          exit 1 if the harness is silent that long (default 0: forever)\n"
+                 "  --ring-fd FD           the byte stream goes through the shared rings in FD, the socket\n"
+                 "                         carries doorbells (the harness's Config.SharedMemory)\n"
                  "  --trace FILE.fst       write an FST trace (HELLO_ACK may also ask for one)\n"
                  "  --info                 print the HELLO text (name, top, parameters) and exit\n"
                  "  --dma-read-latency N   cycles from a DMA read request to its first beat (default %llu)\n"
@@ -130,6 +132,9 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
         } else if (a == "--timeout") {
             number(n, 86400);
             o.timeout_s = int(n);
+        } else if (a == "--ring-fd") {
+            number(n, 1 << 20);
+            o.ring_fd = int(n);
         } else if (a == "--trace") {
             value(o.trace_path);
         } else if (a == "--info") {

@@ -16,6 +16,7 @@ struct Options {
     std::string listen_addr;  // --listen [HOST:]PORT: TCP, loopback unless HOST is given
     int accept_timeout_s = 60;  // --accept-timeout: give up if nobody connects
     int timeout_s = 0;          // --timeout: give up if the harness is silent that long (0: never)
+    int ring_fd = -1;           // --ring-fd FD: the stream goes through the rings in FD (socket.h)
 
     std::string trace_path;  // --trace FILE.fst (HELLO_ACK's path wins)
     bool info = false;       // --info: print the HELLO text and exit

@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -504,12 +505,16 @@ int Session::run() {
 
 int serve_socket(const Options& opt, const ModelInfo& info, const DutFactory& make) {
     try {
+        // Mapped before listening: once the harness could connect, it
+        // finds the rings marked attached.
+        std::unique_ptr<RingMap> rings;
+        if (opt.ring_fd >= 0) rings = std::make_unique<RingMap>(opt.ring_fd);
         Listener l = opt.socket_path.empty() ? Listener::tcp(opt.listen_addr) : Listener::unix_path(opt.socket_path);
         std::printf("LISTEN %s\n", l.where().c_str());
         std::fflush(stdout);
         const int fd = l.accept_one(opt.accept_timeout_s > 0 ? opt.accept_timeout_s * 1000 : -1);
         l.close();
-        Conn conn(fd, opt.timeout_s > 0 ? opt.timeout_s * 1000 : -1);
+        Conn conn(fd, opt.timeout_s > 0 ? opt.timeout_s * 1000 : -1, rings.get());
         Session s(conn, opt, info, make);
         return s.run();
     } catch (const std::exception& e) {

@@ -7,13 +7,16 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 namespace cosim {
 
@@ -147,7 +150,66 @@ int Listener::accept_one(int timeout_ms) {
 
 // ---- Conn ----
 
-Conn::Conn(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms), buf_(size_t(1) << 16) {}
+namespace {
+
+// The layout of the shared memory (cosim/shm_linux.go): two control
+// blocks of kRingCtl bytes (tail, head, sleep on separate cache lines),
+// the magic, the ring size and the attached mark after them, the rings'
+// bytes from kRingHeader on.
+constexpr size_t kRingCtl = 256;
+constexpr size_t kRingHeader = 4096;
+constexpr uint64_t kRingMagic = 0x474e526d69736f63ull;  // "cosimRNG"
+constexpr uint32_t kMaxRoomWaitUs = 1000;
+
+uint64_t load(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+void store(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+
+}  // namespace
+
+RingMap::RingMap(int fd) {
+    const std::string what = "--ring-fd " + std::to_string(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const std::string e = sys_error(what);
+        ::close(fd);
+        throw std::runtime_error(e);
+    }
+    const size_t len = size_t(st.st_size);
+    void* m = len > kRingHeader ? ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    const std::string e = sys_error(what + ": mapping it");
+    ::close(fd);
+    if (m == MAP_FAILED) throw std::runtime_error(e);
+    mem_ = static_cast<uint8_t*>(m);
+    len_ = len;
+    uint64_t magic = 0;
+    std::memcpy(&magic, mem_ + 2 * kRingCtl, 8);
+    std::memcpy(&size_, mem_ + 2 * kRingCtl + 8, 8);
+    if (magic != kRingMagic || size_ == 0 || (size_ & (size_ - 1)) != 0 || kRingHeader + 2 * size_ != len_) {
+        throw std::runtime_error(what + ": not the harness's shared rings");
+    }
+    __atomic_store_n(reinterpret_cast<uint32_t*>(mem_ + 2 * kRingCtl + 16), 1u, __ATOMIC_SEQ_CST);
+}
+
+RingMap::~RingMap() { ::munmap(mem_, len_); }
+
+Ring RingMap::ring(int i) const {
+    uint8_t* ctl = mem_ + size_t(i) * kRingCtl;
+    Ring r;
+    r.tail = reinterpret_cast<uint64_t*>(ctl);
+    r.head = reinterpret_cast<uint64_t*>(ctl + 64);
+    r.sleep = reinterpret_cast<uint32_t*>(ctl + 128);
+    r.data = mem_ + kRingHeader + size_t(i) * size_;
+    r.size = size_;
+    return r;
+}
+
+Conn::Conn(int fd, int timeout_ms, const RingMap* rings)
+    : fd_(fd), timeout_ms_(timeout_ms), buf_(size_t(1) << 16) {
+    if (rings == nullptr) return;
+    rings_ = true;
+    in_ = rings->ring(0);
+    out_ = rings->ring(1);
+}
 
 Conn::~Conn() {
     if (fd_ >= 0) ::close(fd_);
@@ -176,6 +238,7 @@ size_t Conn::fill() {
 
 bool Conn::read(void* dst, size_t n, bool eof_ok) {
     auto* out = static_cast<uint8_t*>(dst);
+    if (rings_) return ring_read(out, n, eof_ok);
     size_t got = 0;
     while (got < n) {
         if (head_ == tail_) {
@@ -208,6 +271,7 @@ bool Conn::read(void* dst, size_t n, bool eof_ok) {
 
 void Conn::write(const void* src, size_t n) {
     const auto* p = static_cast<const uint8_t*>(src);
+    if (rings_) return ring_write(p, n);
     while (n > 0) {
         const ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL);
         if (r < 0) {
@@ -217,6 +281,88 @@ void Conn::write(const void* src, size_t n) {
         p += r;
         n -= size_t(r);
     }
+}
+
+// Reads n bytes from the harness's ring; waits for a doorbell when it is
+// empty. The socket's EOF ends the stream once the ring is empty.
+bool Conn::ring_read(uint8_t* dst, size_t n, bool eof_ok) {
+    Ring& r = in_;
+    size_t got = 0;
+    while (got < n) {
+        const uint64_t avail = load(r.tail) - r.pos;
+        if (avail > 0) {
+            const size_t k = size_t(std::min<uint64_t>(avail, n - got));
+            const size_t at = size_t(r.pos & (r.size - 1));
+            const size_t first = std::min(k, size_t(r.size) - at);
+            std::memcpy(dst + got, r.data + at, first);
+            std::memcpy(dst + got + first, r.data, k - first);
+            r.pos += k;
+            store(r.head, r.pos);
+            got += k;
+            continue;
+        }
+        __atomic_store_n(r.sleep, 1u, __ATOMIC_SEQ_CST);
+        if (load(r.tail) != r.pos) {
+            __atomic_store_n(r.sleep, 0u, __ATOMIC_SEQ_CST);
+            continue;
+        }
+        if (!wait_readable(fd_, timeout_ms_)) {
+            throw PeerGone("the harness sent nothing for " + std::to_string(timeout_ms_ / 1000) + " s");
+        }
+        const ssize_t b = ::recv(fd_, buf_.data(), buf_.size(), 0);  // doorbells, discarded
+        if (b < 0 && errno == EINTR) continue;
+        __atomic_store_n(r.sleep, 0u, __ATOMIC_SEQ_CST);
+        if (b > 0) continue;
+        if (load(r.tail) != r.pos) continue;
+        if (b < 0) throw PeerGone(sys_error("reading from the harness"));
+        if (got == 0 && eof_ok) return false;
+        throw PeerGone("the harness closed the connection in the middle of a message");
+    }
+    return true;
+}
+
+// Writes n bytes into the ring to the harness, ringing when its reader
+// sleeps; waits for room when the ring is full.
+void Conn::ring_write(const uint8_t* src, size_t n) {
+    Ring& r = out_;
+    uint32_t wait_us = 1;
+    while (n > 0) {
+        const uint64_t room = r.size - (r.pos - load(r.head));
+        if (room == 0) {
+            wait_room(wait_us);
+            continue;
+        }
+        wait_us = 1;
+        const size_t k = size_t(std::min<uint64_t>(room, n));
+        const size_t at = size_t(r.pos & (r.size - 1));
+        const size_t first = std::min(k, size_t(r.size) - at);
+        std::memcpy(r.data + at, src, first);
+        std::memcpy(r.data, src + first, k - first);
+        r.pos += k;
+        store(r.tail, r.pos);
+        src += k;
+        n -= k;
+        if (__atomic_exchange_n(r.sleep, 0u, __ATOMIC_SEQ_CST) == 1u) {
+            const uint8_t bell = 1;
+            while (::send(fd_, &bell, 1, MSG_NOSIGNAL) < 0) {
+                if (errno != EINTR) throw PeerGone(sys_error("writing to the harness"));
+            }
+        }
+    }
+}
+
+// The harness does not ring for room: sleep a little longer each time,
+// and give up when it hung up.
+void Conn::wait_room(uint32_t& wait_us) {
+    if (wait_us >= kMaxRoomWaitUs) {
+        pollfd p{fd_, POLLRDHUP, 0};
+        if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+            throw PeerGone("the harness closed the connection");
+        }
+    }
+    const timespec ts{0, long(wait_us) * 1000};
+    ::nanosleep(&ts, nullptr);
+    wait_us = std::min(2 * wait_us, kMaxRoomWaitUs);
 }
 
 }  // namespace cosim

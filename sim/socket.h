@@ -50,12 +50,48 @@ private:
     std::string where_;
 };
 
+// Ring is one direction of the memory a harness shares with the model
+// (cosim/shm_linux.go has the layout and the protocol): one writer, one
+// reader, each publishing its position; a reader with nothing to read
+// raises its sleep flag and waits for a doorbell byte on the socket.
+struct Ring {
+    uint64_t* tail = nullptr;
+    uint64_t* head = nullptr;
+    uint32_t* sleep = nullptr;
+    uint8_t* data = nullptr;
+    uint64_t size = 0;
+    uint64_t pos = 0;  // this side's own position
+};
+
+// RingMap maps the shared memory the harness passed (--ring-fd) and marks
+// it attached: a harness that finds the mark once it could connect talks
+// through the rings, else through the socket alone (a model program that
+// knows nothing of rings ignores the memory).
+class RingMap {
+public:
+    // Takes ownership of fd (closes it). Throws std::runtime_error.
+    explicit RingMap(int fd);
+    RingMap(const RingMap&) = delete;
+    RingMap& operator=(const RingMap&) = delete;
+    ~RingMap();
+    // 0: harness to model, 1: model to harness.
+    Ring ring(int i) const;
+
+private:
+    uint8_t* mem_ = nullptr;
+    size_t len_ = 0;
+    uint64_t size_ = 0;  // of one ring
+};
+
 // Conn owns a connected socket. Reads are buffered; each write() sends the
-// whole buffer (one reply = one call).
+// whole buffer (one reply = one call). With rings, the bytes go through
+// them and the socket carries doorbells only. read() is called from one
+// thread and write() from another.
 class Conn {
 public:
-    // Takes ownership of fd. timeout_ms < 0: reads wait forever.
-    Conn(int fd, int timeout_ms);
+    // Takes ownership of fd; uses rings when given (not owned).
+    // timeout_ms < 0: reads wait forever.
+    Conn(int fd, int timeout_ms, const RingMap* rings = nullptr);
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
     ~Conn();
@@ -69,8 +105,14 @@ public:
 
 private:
     size_t fill();  // one recv into buf_; 0 on EOF
+    bool ring_read(uint8_t* dst, size_t n, bool eof_ok);
+    void ring_write(const uint8_t* src, size_t n);
+    void wait_room(uint32_t& wait_us);  // the ring to the harness is full
 
     int fd_;
+    bool rings_ = false;
+    Ring in_;   // harness to model
+    Ring out_;  // model to harness
     int timeout_ms_;
     std::vector<uint8_t> buf_;
     size_t head_ = 0;  // next unread byte

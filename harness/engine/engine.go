@@ -552,7 +552,7 @@ func (n *node) sinkName(p int) string {
 
 func (r *run) modelConfig(n *node) cosim.Config {
 	path := ModelPath(r.cfg.ModelDir, n.top, n.width)
-	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts}
+	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts, SharedMemory: true}
 }
 
 // backpressureSeed is the seed of a model's source gaps and sink stalls:

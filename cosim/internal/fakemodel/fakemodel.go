@@ -328,7 +328,8 @@ func (m *model) run(target uint64, csrReads []uint32, memReads []cosim.Mem) erro
 
 // Main is the fake model's command line: it listens on --socket, serves
 // one harness and returns the exit status. Flags: --socket PATH (required),
-// --name, --width, --ports, --latency, --start, --mode, --fail-at, -v.
+// --name, --width, --ports, --latency, --start, --mode, --fail-at, -v,
+// --ring-fd (ignored).
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fakemodel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -342,6 +343,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "", "misbehaviour")
 	fs.IntVar(&o.FailAt, "fail-at", 0, "window at which the misbehaviour starts")
 	fs.BoolVar(&o.Verbose, "v", false, "a line per window")
+	// Shared memory offered by the harness: taken and never mapped, as by a
+	// model that talks through its socket only.
+	fs.Int("ring-fd", -1, "shared memory file descriptor (ignored)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
