@@ -823,8 +823,11 @@ var sentAhead, sentDeep atomic.Uint64
 // frames wait. With two, the model process idled whenever the run loop
 // was late with the next window (a TAP write, the scheduler); with three
 // it has one more in hand. make tap-demo on 2 CPUs, 16 alternating
-// pairs: 11 faster, mean 1115 Mbit/s against 1014.
-const liveDepth = 3
+// pairs: 11 faster, mean 1115 Mbit/s against 1014. Five, once the model
+// stream went through shared memory (which freed CPU that then went
+// idle): 7 comparisons with three, 6 faster and one equal, mean 1284
+// Mbit/s against 1156; four, six and eight did no better than five.
+const liveDepth = 5
 
 // window is one window of the run: sent to every model, then its replies
 // routed.
