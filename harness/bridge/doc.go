@@ -18,7 +18,7 @@
 // soon; while frames queue up it steps long ones (max_window, default
 // engine.DefaultLiveMaxWindow), which carry more per round trip to the
 // model, and sends each before the replies to the ones in flight are in
-// (up to three in flight), so the model simulates while the engine checks
+// (up to five in flight), so the model simulates while the engine checks
 // and delivers (stamps and results are those of lock step). Frames a model emits on a tap's
 // output go to the host at once, and are checked like any other: the
 // first of a window is written by the run loop itself (a ping's reply
