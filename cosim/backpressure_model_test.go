@@ -4,8 +4,6 @@ package cosim_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // SinkReady must name exactly the cycles in which a real model's sink
@@ -21,13 +20,7 @@ import (
 // first-to-last span is its beats plus the sink's not-ready cycles in it.
 func TestSinkReadyMatchesModel(t *testing.T) {
 	path := filepath.Join("..", "build", "models", "axis_fifo_64", "Vaxis_fifo_top")
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model %s is missing: run make build", path)
-		if os.Getenv("COSIM_REQUIRE_MODELS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	modeltest.NeedBinary(t, path)
 	m, err := cosim.Start(context.Background(), cosim.Config{Name: "fifo", Path: path,
 		Timeouts: cosim.Timeouts{Start: 10 * time.Second, Step: 20 * time.Second, Close: 5 * time.Second}})
 	require.NoError(t, err)

@@ -23,7 +23,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -36,6 +35,7 @@ import (
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 var (
@@ -130,13 +130,7 @@ var rxGoldenClass = map[rc.Counter]int{
 func nicRxModel(t *testing.T, width int) string {
 	t.Helper()
 	path := filepath.Join("..", "build", "models", fmt.Sprintf("nic_rx_%d", width), "Vnic_rx_top")
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-		if os.Getenv(swRequireModelsEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (set " + swRequireModelsEnv + "=1 to fail instead)")
-	}
+	modeltest.NeedBinary(t, path)
 	return path
 }
 

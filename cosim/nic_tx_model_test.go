@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,6 +31,7 @@ import (
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 var ntxSeed = flag.Uint64("ntx.seed", 1, "seed of the nic_tx model tests' packets and memory contents")
@@ -64,13 +64,7 @@ var ntxWidths = []int{64, 512}
 func ntxModel(t *testing.T, width int) string {
 	t.Helper()
 	path := filepath.Join("..", "build", "models", fmt.Sprintf("nic_tx_%d", width), "Vnic_tx_top")
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-		if os.Getenv("COSIM_REQUIRE_MODELS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (set COSIM_REQUIRE_MODELS=1 to fail instead)")
-	}
+	modeltest.NeedBinary(t, path)
 	return path
 }
 

@@ -5,7 +5,6 @@ package cosim_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // startFIFO512 starts the 512-bit axis_fifo model, through shared memory
@@ -22,13 +22,7 @@ import (
 func startFIFO512(t *testing.T, name string, rings bool, step time.Duration) *cosim.Model {
 	t.Helper()
 	path := filepath.Join("..", "build", "models", "axis_fifo_512", "Vaxis_fifo_top")
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-		if os.Getenv("COSIM_REQUIRE_MODELS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	modeltest.NeedBinary(t, path)
 	m, err := cosim.Start(context.Background(), cosim.Config{Name: name, Path: path, SharedMemory: rings,
 		Timeouts: cosim.Timeouts{Start: 10 * time.Second, Step: step, Close: 5 * time.Second}})
 	require.NoError(t, err)

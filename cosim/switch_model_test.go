@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,11 +25,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
-
-// swRequireModelsEnv=1 makes a missing model a failure, not a skip (as
-// harness/modeltest.RequireEnv).
-const swRequireModelsEnv = "COSIM_REQUIRE_MODELS"
 
 // Timing constants of rtl/switch/README.md and eth_switch.sv.
 const (
@@ -61,13 +57,7 @@ func swCounterAddr(port, n int) uint32 { return uint32(0x1000 + 0x100*port + 4*n
 func switchModel(t *testing.T, name string) string {
 	t.Helper()
 	path := filepath.Join("..", "build", "models", name, "Vswitch_top")
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("model binary %s is missing: run make build", path)
-		if os.Getenv(swRequireModelsEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (set " + swRequireModelsEnv + "=1 to fail instead)")
-	}
+	modeltest.NeedBinary(t, path)
 	return path
 }
 
