@@ -159,10 +159,15 @@ type shmConn struct {
 	mem    []byte
 	closed atomic.Bool
 
+	// The deadlines, UnixNano (0: none), also kept here: a Read or Write
+	// that finds its ring ready fails as the socket's would once its
+	// deadline passed (a model that never stops sending still times out,
+	// a kick still stops a write).
+	rdl, wdl atomic.Int64
+
 	tx   shmRing // harness to model, written here
 	wmu  sync.Mutex
-	wdl  atomic.Int64 // write deadline, UnixNano; 0: none
-	rx   shmRing      // model to harness, read here
+	rx   shmRing // model to harness, read here
 	rmu  sync.Mutex
 	bell [64]byte // doorbells read, discarded
 }
@@ -196,6 +201,9 @@ func (c *shmConn) Read(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	for {
+		if passed(&c.rdl) {
+			return 0, os.ErrDeadlineExceeded
+		}
 		if n := c.rx.read(p); n > 0 {
 			return n, nil
 		}
@@ -225,6 +233,9 @@ func (c *shmConn) Write(p []byte) (int, error) {
 	if c.mem == nil {
 		return 0, net.ErrClosed
 	}
+	if passed(&c.wdl) {
+		return 0, os.ErrDeadlineExceeded
+	}
 	done := 0
 	wait := time.Microsecond
 	for done < len(p) {
@@ -252,7 +263,7 @@ func (c *shmConn) waitRoom(d time.Duration) error {
 	if c.closed.Load() {
 		return net.ErrClosed
 	}
-	if dl := c.wdl.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+	if passed(&c.wdl) {
 		return os.ErrDeadlineExceeded
 	}
 	if d >= shmMaxPoll && c.hungUp() {
@@ -275,21 +286,33 @@ func (c *shmConn) hungUp() bool {
 }
 
 func (c *shmConn) SetDeadline(t time.Time) error {
-	c.setWriteDeadline(t)
+	setDeadline(&c.rdl, t)
+	setDeadline(&c.wdl, t)
 	return c.Conn.SetDeadline(t)
 }
 
+func (c *shmConn) SetReadDeadline(t time.Time) error {
+	setDeadline(&c.rdl, t)
+	return c.Conn.SetReadDeadline(t)
+}
+
 func (c *shmConn) SetWriteDeadline(t time.Time) error {
-	c.setWriteDeadline(t)
+	setDeadline(&c.wdl, t)
 	return c.Conn.SetWriteDeadline(t)
 }
 
-func (c *shmConn) setWriteDeadline(t time.Time) {
+func setDeadline(d *atomic.Int64, t time.Time) {
 	if t.IsZero() {
-		c.wdl.Store(0)
+		d.Store(0)
 	} else {
-		c.wdl.Store(t.UnixNano())
+		d.Store(t.UnixNano())
 	}
+}
+
+// passed tells whether the deadline d is set and past.
+func passed(d *atomic.Int64) bool {
+	dl := d.Load()
+	return dl != 0 && time.Now().UnixNano() >= dl
 }
 
 // Close closes the socket, which ends a Read blocked on it, then waits for
