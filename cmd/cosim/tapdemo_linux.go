@@ -22,7 +22,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--no-pcap] [--no-boost] [--no-offload] [--out DIR] [--models DIR]"
+const tapDemoUsage = "usage: cosim tap-demo [--width BITS] [--seconds S] [--pings N] [--window C] [--max-window C] [--keep-warm D] [--congestion ALG] [--no-pcap] [--no-boost] [--no-offload] [--out DIR] [--models DIR]"
 
 // runTapDemo is `make tap-demo`: four hosts in network namespaces, each on
 // a TAP on a port of the RTL switch, ping and an iperf3 TCP stream
@@ -39,6 +39,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
 	noBoost := fs.Bool("no-boost", false, noBoostHelp)
+	congestion := fs.String("congestion", "cubic", "the iperf3 sender's TCP congestion control (iperf3 -C); \"\": the machine's default")
 	noOffload := fs.Bool("no-offload", false, "open the hosts' TAPs without segmentation offload: the hosts' kernels then cut and check every segment themselves")
 	out := fs.String("out", "out/tap-demo", "directory for summary.json, a pcapng per link and recording.pcapng")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
@@ -65,7 +66,7 @@ func runTapDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fail(exitFailed, "tap-demo: %s is missing: run make deps (as root it installs iputils-ping and iperf3)", tool)
 		}
 	}
-	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, boost: !*noBoost, offload: !*noOffload, out: *out, models: *models}
+	d := &tapDemo{stdout: stdout, stderr: stderr, width: *width, window: *window, maxWindow: *maxWindow, keepWarm: *keepWarm, noPcap: *noPcap, boost: !*noBoost, offload: !*noOffload, congestion: *congestion, out: *out, models: *models}
 	err := d.run(ctx, time.Duration(*seconds*float64(time.Second)), *pings)
 	if err != nil && ctx.Err() != nil && d.cleanupErr == nil {
 		// The commands died of the signal; say what happened instead.
@@ -80,9 +81,10 @@ type tapDemo struct {
 	window         uint64
 	maxWindow      uint64
 	keepWarm       time.Duration
-	noPcap         bool // --no-pcap
-	boost          bool // not --no-boost
-	offload        bool // not --no-offload
+	noPcap         bool   // --no-pcap
+	boost          bool   // not --no-boost
+	offload        bool   // not --no-offload
+	congestion     string // --congestion
 	out, models    string
 	net            *hostnet.Net
 	session        *bridge.Session
@@ -143,14 +145,14 @@ func (d *tapDemo) run(ctx context.Context, stream time.Duration, pings int) (err
 	}
 	stopProf = profile("iperf")
 	c0, t0 := d.session.Cycle(), time.Now()
-	ip, err := hostnet.IPerf(ctx, h[0], h[1], stream)
+	ip, err := hostnet.IPerf(ctx, h[0], h[1], stream, d.congestion)
 	c1, t1 := d.session.Cycle(), time.Now()
 	stopProf()
 	if err != nil {
 		return fail(exitFailed, "tap-demo: %v", err)
 	}
-	fmt.Fprintf(d.stdout, "iperf3 TCP h1 -> h2, %.1f s: %.1f Mbit/s received (%.1f Mbit/s sent, %d retransmits, sender max RTT %.1f ms)\n",
-		ip.Seconds, ip.ReceivedBits/1e6, ip.SentBits/1e6, ip.Retransmits, float64(ip.SenderMaxRTTUs)/1000)
+	fmt.Fprintf(d.stdout, "iperf3 TCP (%s) h1 -> h2, %.1f s: %.1f Mbit/s received (%.1f Mbit/s sent, %d retransmits, sender max RTT %.1f ms)\n",
+		ip.Congestion, ip.Seconds, ip.ReceivedBits/1e6, ip.SentBits/1e6, ip.Retransmits, float64(ip.SenderMaxRTTUs)/1000)
 	fmt.Fprintln(d.stdout, paceLine(c1-c0, t1.Sub(t0), d.width))
 	return d.finish()
 }

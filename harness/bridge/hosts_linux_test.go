@@ -43,7 +43,7 @@ func TestHostsThroughRTLSwitch(t *testing.T) {
 		require.NoError(t, err)
 		assert.Zero(t, p.Lost(), "%s -> %s", h[pair[0]].Label, h[pair[1]].Label)
 	}
-	ip, err := hostnet.IPerf(ctx, h[0], h[1], time.Second)
+	ip, err := hostnet.IPerf(ctx, h[0], h[1], time.Second, "")
 	require.NoError(t, err)
 	assert.Positive(t, ip.Bytes, "TCP got through")
 	t.Logf("iperf3 through the RTL switch: %.1f Mbit/s", ip.ReceivedBits/1e6)

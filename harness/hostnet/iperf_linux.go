@@ -20,16 +20,19 @@ type IPerfResult struct {
 	ReceivedBits   float64 // per second, at the receiver
 	SentBits       float64 // per second, at the sender
 	Retransmits    int
-	SenderMaxRTTUs int // the sender's largest smoothed RTT, microseconds
+	SenderMaxRTTUs int    // the sender's largest smoothed RTT, microseconds
+	Congestion     string // the sender's congestion control ("cubic")
 }
 
 // iperfPort is iperf3's default port; each host has its own namespace,
 // so runs never share it.
 const iperfPort = 5201
 
-// IPerf runs a TCP stream from client to server for d (iperf3 -t) and
-// returns what the server received. The server runs for one test only.
-func IPerf(ctx context.Context, client, server *Host, d time.Duration) (IPerfResult, error) {
+// IPerf runs a TCP stream from client to server for d (iperf3 -t) with
+// the congestion control algorithm congestion (iperf3 -C; "": the client
+// namespace's default) and returns what the server received. The server
+// runs for one test only.
+func IPerf(ctx context.Context, client, server *Host, d time.Duration, congestion string) (IPerfResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 	defer cancel()
 	srv := exec.CommandContext(ctx, "iperf3", "-s", "-1", "-B", server.Addr.String(), "-p", strconv.Itoa(iperfPort))
@@ -50,8 +53,12 @@ func IPerf(ctx context.Context, client, server *Host, d time.Duration) (IPerfRes
 	// The server needs a moment to listen: retry a refused connection
 	// (iperf3 -J reports it in its JSON, with exit status 0).
 	for try := 0; ; try++ {
-		cmd := exec.CommandContext(ctx, "iperf3", "-c", server.Addr.String(), "-p", strconv.Itoa(iperfPort),
-			"-t", strconv.FormatFloat(d.Seconds(), 'f', 3, 64), "-J")
+		args := []string{"-c", server.Addr.String(), "-p", strconv.Itoa(iperfPort),
+			"-t", strconv.FormatFloat(d.Seconds(), 'f', 3, 64), "-J"}
+		if congestion != "" {
+			args = append(args, "-C", congestion)
+		}
+		cmd := exec.CommandContext(ctx, "iperf3", args...)
 		out, err := client.Output(cmd)
 		res, perr := parseIPerf(out)
 		if perr == nil && err == nil {
@@ -71,7 +78,8 @@ func parseIPerf(out []byte) (IPerfResult, error) {
 	var j struct {
 		Error string `json:"error"`
 		End   struct {
-			Streams []struct {
+			Congestion string `json:"sender_tcp_congestion"`
+			Streams    []struct {
 				Sender struct {
 					MaxRTT int `json:"max_rtt"`
 				} `json:"sender"`
@@ -94,7 +102,7 @@ func parseIPerf(out []byte) (IPerfResult, error) {
 		return IPerfResult{}, errors.New("iperf3: " + j.Error)
 	}
 	r := IPerfResult{Seconds: j.End.Received.Seconds, Bytes: j.End.Received.Bytes, ReceivedBits: j.End.Received.BitsPerSecond,
-		SentBits: j.End.Sent.BitsPerSecond, Retransmits: j.End.Sent.Retransmits}
+		SentBits: j.End.Sent.BitsPerSecond, Retransmits: j.End.Sent.Retransmits, Congestion: j.End.Congestion}
 	for _, s := range j.End.Streams {
 		r.SenderMaxRTTUs = max(r.SenderMaxRTTUs, s.Sender.MaxRTT)
 	}

@@ -14,13 +14,14 @@ import (
 const iperfJSON = `{"start": {}, "intervals": [],
  "end": {"streams": [{"sender": {"bytes": 61341696, "max_rtt": 8913}, "receiver": {}}],
   "sum_sent": {"start": 0, "end": 5.0, "seconds": 5.0, "bytes": 61341696, "bits_per_second": 98146713.6, "retransmits": 3},
-  "sum_received": {"start": 0, "end": 5.02, "seconds": 5.02, "bytes": 60817408, "bits_per_second": 96920969.9}}}`
+  "sum_received": {"start": 0, "end": 5.02, "seconds": 5.02, "bytes": 60817408, "bits_per_second": 96920969.9},
+  "sender_tcp_congestion": "cubic"}}`
 
 func TestParseIPerf(t *testing.T) {
 	r, err := parseIPerf([]byte(iperfJSON))
 	require.NoError(t, err)
 	assert.Equal(t, IPerfResult{Seconds: 5.02, Bytes: 60817408, ReceivedBits: 96920969.9, SentBits: 98146713.6,
-		Retransmits: 3, SenderMaxRTTUs: 8913}, r)
+		Retransmits: 3, SenderMaxRTTUs: 8913, Congestion: "cubic"}, r)
 	_, err = parseIPerf([]byte(`{"start": {}, "error": "unable to connect to server: Connection refused"}`))
 	assert.EqualError(t, err, "iperf3: unable to connect to server: Connection refused")
 	_, err = parseIPerf([]byte("iperf3: error"))
