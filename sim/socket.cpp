@@ -175,7 +175,11 @@ RingMap::RingMap(int fd) {
         throw std::runtime_error(e);
     }
     const size_t len = size_t(st.st_size);
-    void* m = len > kRingHeader ? ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (len <= kRingHeader) {
+        ::close(fd);
+        throw std::runtime_error(what + ": not the harness's shared rings (" + std::to_string(len) + " bytes)");
+    }
+    void* m = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const std::string e = sys_error(what + ": mapping it");
     ::close(fd);
     if (m == MAP_FAILED) throw std::runtime_error(e);
@@ -185,6 +189,7 @@ RingMap::RingMap(int fd) {
     std::memcpy(&magic, mem_ + 2 * kRingCtl, 8);
     std::memcpy(&size_, mem_ + 2 * kRingCtl + 8, 8);
     if (magic != kRingMagic || size_ == 0 || (size_ & (size_ - 1)) != 0 || kRingHeader + 2 * size_ != len_) {
+        ::munmap(mem_, len_);  // the destructor does not run for a constructor that throws
         throw std::runtime_error(what + ": not the harness's shared rings");
     }
     __atomic_store_n(reinterpret_cast<uint32_t*>(mem_ + 2 * kRingCtl + 16), 1u, __ATOMIC_SEQ_CST);
