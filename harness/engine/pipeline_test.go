@@ -41,6 +41,13 @@ func TestPipelinedSameAsLockStep(t *testing.T) {
 			cfg.MaxWindow = 300
 			return cfg
 		},
+		// A link of 100 cycles and windows of at most 30: a window may go
+		// ahead only while nothing the oldest in flight emits can reach it.
+		"icrc_link": func(t *testing.T) engine.Config {
+			cfg := config(t, parse(t, linkTOML), 3)
+			cfg.MaxWindow = 30
+			return cfg
+		},
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
