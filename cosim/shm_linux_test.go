@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // shmPeer plays the model's end of the rings in these unit tests: it reads
-// ring 0 and writes ring 1, ringing over its own end of the socket pair.
+// ring 0 and writes ring 1 of its own mapping of the memory file, as the
+// model does, ringing over its own end of the socket pair.
 type shmPeer struct {
 	in, out shmRing
 	sock    net.Conn
@@ -23,12 +25,31 @@ func newShmPair(t *testing.T) (*shmConn, *shmPeer) {
 	t.Helper()
 	mem, err := newShm("unit")
 	require.NoError(t, err)
-	a, b := unixPair(t)
+	peerMem, err := unix.Mmap(int(mem.file.Fd()), 0, len(mem.mem), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	require.NoError(t, err)
 	mem.file.Close()
+	a, b := unixPair(t)
 	c, err := newShmConn(a, mem)
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close(); b.Close() })
-	return c.(*shmConn), &shmPeer{in: newShmRing(mem.mem, 0), out: newShmRing(mem.mem, 1), sock: b}
+	t.Cleanup(func() { c.Close(); b.Close(); unix.Munmap(peerMem) })
+	return c.(*shmConn), &shmPeer{in: newShmRing(peerMem, 0), out: newShmRing(peerMem, 1), sock: b}
+}
+
+// run runs the peer's side in a goroutine that the test joins before its
+// clean-up unmaps the peer's memory: stop closes when the test ends, and
+// the socket closes first so that a peer asleep on its doorbell wakes.
+func (p *shmPeer) run(t *testing.T, f func(stop <-chan struct{}) error) <-chan error {
+	stop, done, joined := make(chan struct{}), make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(joined)
+		done <- f(stop)
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		p.sock.Close()
+		<-joined
+	})
+	return done
 }
 
 // unixPair is a connected pair of Unix stream sockets.
@@ -89,22 +110,19 @@ func (p *shmPeer) write(b []byte) error {
 func TestShmConnRoundTripsLoseNoDoorbell(t *testing.T) {
 	c, p := newShmPair(t)
 	const trips = 20000
-	done := make(chan error, 1)
-	go func() {
+	done := p.run(t, func(<-chan struct{}) error {
 		var b [13]byte
 		for range trips {
 			if err := p.readFull(b[:]); err != nil {
-				done <- err
-				return
+				return err
 			}
 			b[0]++ // the answer differs from the question
 			if err := p.write(b[:]); err != nil {
-				done <- err
-				return
+				return err
 			}
 		}
-		done <- nil
-	}()
+		return nil
+	})
 	require.NoError(t, c.SetDeadline(time.Now().Add(30*time.Second)))
 	var q, a [13]byte
 	for i := range trips {
@@ -129,14 +147,12 @@ func TestShmConnReadDeadlineHoldsWhileBytesFlow(t *testing.T) {
 	c, p := newShmPair(t)
 	for p.out.write(make([]byte, 4096)) > 0 { // full before the first read
 	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
+	p.run(t, func(stop <-chan struct{}) error {
 		b := make([]byte, 4096)
 		for {
 			select {
 			case <-stop:
-				return
+				return nil
 			default:
 			}
 			p.out.write(b)
@@ -144,7 +160,7 @@ func TestShmConnReadDeadlineHoldsWhileBytesFlow(t *testing.T) {
 				p.sock.Write(doorbell)
 			}
 		}
-	}()
+	})
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(100*time.Millisecond)))
 	buf := make([]byte, 16) // reads never empty the ring
 	t0 := time.Now()
