@@ -66,7 +66,13 @@ func config(tb testing.TB, sc *scenario.Scenario, seed uint64) engine.Config {
 // run runs cfg with a generous bound; the harness must never hang.
 func run(tb testing.TB, cfg engine.Config) (*engine.Summary, error) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return runWithin(tb, cfg, 3*time.Minute)
+}
+
+// runWithin runs cfg, giving up after bound.
+func runWithin(tb testing.TB, cfg engine.Config, bound time.Duration) (*engine.Summary, error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	start := time.Now()
 	s, err := engine.Run(ctx, cfg)

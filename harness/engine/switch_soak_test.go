@@ -5,6 +5,9 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 // Long constrained-random campaigns of the switch, run by make soak (not by
@@ -27,12 +30,7 @@ func TestSwitchSoak(t *testing.T) {
 				t.Logf("seed %d: %d frames through switch4 at %d bits", seed, frames, width)
 				sc := parse(t, switchTraffic("switch4", 4, width, frames/4, switchConfigs[width]))
 				sc.Cycles = 1 << 50 // the frame count bounds the run
-				// No capture of millions of frames; a failure still writes
-				// its mismatch files, and the seed reruns with captures.
-				cfg := config(t, sc, seed)
-				cfg.NoLinkPcaps = true
-				s, err := run(t, cfg)
-				requirePass(t, s, err)
+				soakRun(t, sc, seed)
 			})
 		}
 		for _, model := range []string{"switch4_64", "switch4_512", "switch8_64"} {
@@ -43,6 +41,20 @@ func TestSwitchSoak(t *testing.T) {
 		}
 	}
 }
+
+// soakRun runs a scenario of a soak campaign on seed. No capture of
+// millions of frames: a failure still writes its mismatch files, and the
+// seed reruns with captures. Bounded by soakBound instead of run's three
+// minutes, which a campaign of ten million frames outlasts; the harness's
+// own stall detection still ends a run that stops moving.
+func soakRun(t *testing.T, sc *scenario.Scenario, seed uint64) {
+	cfg := config(t, sc, seed)
+	cfg.NoLinkPcaps = true
+	s, err := runWithin(t, cfg, soakBound)
+	requirePass(t, s, err)
+}
+
+const soakBound = 2 * time.Hour
 
 // soakEnv reads a positive integer from the environment.
 func soakEnv(t *testing.T, name string, def int) int {

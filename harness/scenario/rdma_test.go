@@ -143,3 +143,25 @@ func TestTrafficPFCPct(t *testing.T) {
 		requireError(t, rdmaBase+l2+tc.add+"\n", "traffic[0].pfc_pct", tc.msg)
 	}
 }
+
+// With no drain set, a workload whose QPs may stay silent longer than the
+// usual stall bound (a long local ACK timeout, a long RNR timer) raises it
+// to twice that silence; a drain the scenario sets is kept.
+func TestDrainCoversRDMATimers(t *testing.T) {
+	for _, c := range []struct {
+		extra string
+		want  uint64
+	}{
+		{"", 100_000},                         // timeout 6: 40,960 cycles
+		{"timeout = 8\n", 2 * 163_840},        // 4.096 us * 2^8 at 156.25 MHz
+		{"min_rnr_timer = 16\n", 2 * 400_000}, // 2.56 ms
+		{"timeout = 0\n", 100_000},            // no ACK timer: silence is a stall
+	} {
+		s, err := scenario.Parse("r.toml", []byte(rdmaBase+c.extra))
+		require.NoError(t, err)
+		assert.Equal(t, c.want, s.DrainCap, "%q", c.extra)
+	}
+	s, err := scenario.Parse("r.toml", []byte("drain = 5000\n"+rdmaBase+"timeout = 8\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(5000), s.DrainCap, "set by the scenario")
+}

@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rocesim/cosim/golden/rc"
 )
 
 // Scenario is one run, as written in TOML.
@@ -26,7 +28,7 @@ type Scenario struct {
 	Name     string    `toml:"name"`
 	Seed     *uint64   `toml:"seed"`      // default 1; --seed overrides
 	Cycles   uint64    `toml:"cycles"`    // stop after this many cycles at the latest
-	DrainCap uint64    `toml:"drain"`     // cycles without any frame accepted or emitted before the run is called stalled
+	DrainCap uint64    `toml:"drain"`     // cycles without any frame accepted or emitted before the run is called stalled (defaultDrain)
 	ClockMHz float64   `toml:"clock_mhz"` // converts cycles to time in reports and pcapng
 	Models   []Model   `toml:"model"`
 	Links    []Link    `toml:"link"`
@@ -207,9 +209,6 @@ func (s *Scenario) defaults() {
 	if s.ClockMHz == 0 {
 		s.ClockMHz = 156.25
 	}
-	if s.DrainCap == 0 {
-		s.DrainCap = 100_000
-	}
 	for i := range s.Models {
 		if s.Models[i].DataWidth == 0 {
 			s.Models[i].DataWidth = 64
@@ -237,6 +236,25 @@ func (s *Scenario) defaults() {
 	}
 	s.tapDefaults()
 	s.rdmaDefaults()
+	if s.DrainCap == 0 {
+		s.DrainCap = s.defaultDrain()
+	}
+}
+
+// defaultDrain is the stall bound when the scenario sets none: 100,000
+// cycles, or twice the longest a workload's QPs may stay silent on
+// purpose, whichever is longer. A requester whose last packet or its ACK
+// was lost sends nothing until its local ACK timer expires, and one told
+// RNR waits the responder's RNR timer; with timeout = 8 that is 1.05 ms,
+// 164,000 cycles at 156.25 MHz, and the run is not stalled.
+func (s *Scenario) defaultDrain() uint64 {
+	drain := uint64(100_000)
+	hz := uint64(s.ClockMHz * 1e6)
+	for _, w := range s.RDMA {
+		quiet := max(rc.TimeoutCycles(uint8(*w.Timeout), hz), rc.RNRCycles(uint8(w.MinRNRTimer), hz))
+		drain = max(drain, 2*quiet)
+	}
+	return drain
 }
 
 // check validates values; data locates the offending key's line.

@@ -1,0 +1,125 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// Long random campaigns of the NIC, run by make soak next to the switch's
+// (not by make test, whose NIC system tests run one fixed shape on seed
+// 1): for COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED, COSIM_SOAK_MESSAGES
+// RDMA messages between two RTL NICs through the RTL switch (loss and
+// corruption on every link) and between two RTL NICs joined directly
+// (every link fault), at 64 and 512 bits. Each seed also draws the
+// workload's shape (soakShape), so that seeds explore QP counts, queue
+// depths, message sizes, path MTUs, mixes and fault rates, not only the
+// order of one workload. Every frame, completion, counter and byte of host
+// memory is checked. Each run logs its seed and shape, so a failure is
+// rerun with COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
+func TestNICSoak(t *testing.T) {
+	messages := soakEnv(t, "COSIM_SOAK_MESSAGES", 0)
+	if messages == 0 {
+		t.Skip("a soak campaign: set COSIM_SOAK_MESSAGES (make soak does)")
+	}
+	seeds := soakEnv(t, "COSIM_SOAK_SEEDS", 4)
+	first := soakEnv(t, "COSIM_SOAK_SEED", 1)
+	for seed := uint64(first); seed < uint64(first+seeds); seed++ {
+		shape := newSoakShape(seed, messages)
+		for _, width := range []int{64, 512} {
+			t.Run(fmt.Sprintf("switch/seed%d/%d", seed, width), func(t *testing.T) {
+				// The switch takes frames of up to MTU_MAX = 2048 bytes:
+				// a path MTU of 2048 or more does not fit with its headers.
+				sw := shape
+				sw.pmtu = min(sw.pmtu, 1024)
+				t.Logf("seed %d: nic0 - switch - nic1 at %d bits, %s", seed, width, sw)
+				links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", sw.loss, sw.corrupt)
+				soakNICs(t, nicSwitchNIC(width, "", links)+sw.workload(), seed)
+			})
+			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
+				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
+				soakNICs(t, nicDirectLinks(width, shape)+shape.workload(), seed)
+			})
+		}
+	}
+}
+
+// soakShape is what a seed draws of a soak workload besides its order.
+type soakShape struct {
+	messages, qps, outstanding, minSize, maxSize, pmtu, timeout int
+	send, write, read, imm                                      float64
+	loss, corrupt, dup, reorder                                 float64 // percent, per link
+}
+
+// newSoakShape draws a workload shape from seed. Fault rates stay where
+// seven retries recover every loss, so that every message must complete.
+func newSoakShape(seed uint64, messages int) soakShape {
+	rng := rand.New(rand.NewPCG(seed, 0x736f616b)) // "soak"
+	pick := func(v ...int) int { return v[rng.IntN(len(v))] }
+	s := soakShape{
+		messages:    messages,
+		qps:         pick(1, 2, 4, 8, 16),
+		outstanding: pick(1, 4, 8, 16, 32),
+		maxSize:     pick(256, 4096, 16384, 65536),
+		pmtu:        pick(256, 512, 1024, 2048, 4096),
+		timeout:     pick(4, 5, 6, 8),
+		loss:        float64(rng.IntN(21)) / 10, // 0 to 2 %
+		corrupt:     float64(rng.IntN(6)) / 10,  // 0 to 0.5 %
+		dup:         float64(rng.IntN(11)) / 10, // 0 to 1 %
+		reorder:     float64(rng.IntN(11)) / 10,
+		imm:         float64(rng.IntN(101)),
+	}
+	s.minSize = pick(0, 0, s.maxSize/2)
+	// A mix in whole percent that adds up to 100.
+	a, b := rng.IntN(101), rng.IntN(101)
+	a, b = min(a, b), max(a, b)
+	s.send, s.write, s.read = float64(a), float64(b-a), float64(100-b)
+	return s
+}
+
+func (s soakShape) String() string {
+	return fmt.Sprintf("%d messages on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %% (direct also duplication %g %%, reordering %g %%)",
+		s.messages, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
+		s.loss, s.corrupt, s.dup, s.reorder)
+}
+
+// workload is the [[rdma]] table of the shape between nic0 and nic1.
+func (s soakShape) workload() string {
+	return fmt.Sprintf(`
+[[rdma]]
+nics = ["nic0", "nic1"]
+qps = %d
+messages = %d
+outstanding = %d
+min_size = %d
+max_size = %d
+pmtu = %d
+send_pct = %g
+write_pct = %g
+read_pct = %g
+imm_pct = %g
+timeout = %d
+`, s.qps, s.messages, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout)
+}
+
+// nicDirectLinks is two RTL NICs joined by a pair of 1 us links with the
+// shape's four fault rates.
+func nicDirectLinks(width int, s soakShape) string {
+	toml := ""
+	for _, m := range []string{"nic0", "nic1"} {
+		toml += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
+	}
+	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
+		toml += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\nloss_pct = %g\ncorrupt_pct = %g\ndup_pct = %g\nreorder_pct = %g\n",
+			l[0], l[1], s.loss, s.corrupt, s.dup, s.reorder)
+	}
+	return toml
+}
+
+// soakNICs runs a two-NIC scenario of the campaign on seed: the message
+// count bounds it, not the scenario's cycles.
+func soakNICs(t *testing.T, body string, seed uint64) {
+	sc := parse(t, "name = \"nic-soak\"\ncycles = 1\n"+body)
+	sc.Cycles = 1 << 50
+	soakRun(t, sc, seed)
+}
