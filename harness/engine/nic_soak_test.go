@@ -34,11 +34,11 @@ func TestNICSoak(t *testing.T) {
 				sw.pmtu = min(sw.pmtu, 1024)
 				t.Logf("seed %d: nic0 - switch - nic1 at %d bits, %s", seed, width, sw)
 				links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", sw.loss, sw.corrupt)
-				soakNICs(t, nicSwitchNIC(width, "", links)+sw.workload(), seed)
+				soakRun(t, soakHeader+nicSwitchNIC(width, "", links)+sw.workload(), seed)
 			})
 			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
-				soakNICs(t, nicDirectLinks(width, shape)+shape.workload(), seed)
+				soakRun(t, soakHeader+nicDirectLinks(width, shape)+shape.workload(), seed)
 			})
 		}
 	}
@@ -116,10 +116,5 @@ func nicDirectLinks(width int, s soakShape) string {
 	return toml
 }
 
-// soakNICs runs a two-NIC scenario of the campaign on seed: the message
-// count bounds it, not the scenario's cycles.
-func soakNICs(t *testing.T, body string, seed uint64) {
-	sc := parse(t, "name = \"nic-soak\"\ncycles = 1\n"+body)
-	sc.Cycles = 1 << 50
-	soakRun(t, sc, seed)
-}
+// soakHeader starts a two-NIC soak scenario (soakRun sets its cycles).
+const soakHeader = "name = \"nic-soak\"\ncycles = 1\n"

@@ -3,11 +3,14 @@ package engine_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/stretchr/testify/require"
 )
 
 // Long constrained-random campaigns of the switch, run by make soak (not by
@@ -28,9 +31,7 @@ func TestSwitchSoak(t *testing.T) {
 		for _, width := range []int{64, 512} {
 			t.Run(fmt.Sprintf("harness/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: %d frames through switch4 at %d bits", seed, frames, width)
-				sc := parse(t, switchTraffic("switch4", 4, width, frames/4, switchConfigs[width]))
-				sc.Cycles = 1 << 50 // the frame count bounds the run
-				soakRun(t, sc, seed)
+				soakRun(t, switchTraffic("switch4", 4, width, frames/4, switchConfigs[width]), seed)
 			})
 		}
 		for _, model := range []string{"switch4_64", "switch4_512", "switch8_64"} {
@@ -42,17 +43,35 @@ func TestSwitchSoak(t *testing.T) {
 	}
 }
 
-// soakRun runs a scenario of a soak campaign on seed. No capture of
-// millions of frames: a failure still writes its mismatch files, and the
-// seed reruns with captures. Bounded by soakBound instead of run's three
-// minutes, which a campaign of ten million frames outlasts; the harness's
-// own stall detection still ends a run that stops moving.
-func soakRun(t *testing.T, sc *scenario.Scenario, seed uint64) {
-	cfg := config(t, sc, seed)
+// soakRun runs a soak campaign's scenario, given as TOML text, on seed;
+// its frame or message count bounds it, not its cycles. No capture of
+// millions of frames: with COSIM_SOAK_OUT set (make soak sets out/soak),
+// every run keeps its output in a directory named after the test, with the
+// scenario as run, so that a failure (its mismatch files are there) is
+// rerun with captures by cosim run DIR/scenario.toml --seed N. Bounded by
+// soakBound instead of run's three minutes, which a campaign of ten million
+// frames outlasts; the harness's own stall detection still ends a run that
+// stops moving.
+func soakRun(t *testing.T, toml string, seed uint64) {
+	toml = cyclesLine.ReplaceAllString(toml, "cycles = 1_125_899_906_842_624 # 2^50: the count bounds the run")
+	cfg := config(t, parse(t, toml), seed)
+	if root := os.Getenv("COSIM_SOAK_OUT"); root != "" {
+		cfg.OutDir = filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+		require.NoError(t, os.RemoveAll(cfg.OutDir))
+		require.NoError(t, os.MkdirAll(cfg.OutDir, 0o755))
+	}
+	file := filepath.Join(cfg.OutDir, "scenario.toml")
+	require.NoError(t, os.WriteFile(file, []byte(toml), 0o644))
 	cfg.NoLinkPcaps = true
 	s, err := runWithin(t, cfg, soakBound)
+	if err != nil || s == nil || !s.Pass {
+		t.Logf("rerun with every link captured: cosim run %s --seed %d", file, seed)
+	}
 	requirePass(t, s, err)
 }
+
+// cyclesLine is a scenario's top-level cycles key.
+var cyclesLine = regexp.MustCompile(`(?m)^cycles = .*$`)
 
 const soakBound = 2 * time.Hour
 
