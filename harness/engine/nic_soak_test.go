@@ -18,13 +18,8 @@ import (
 // memory is checked. Each run logs its seed and shape, so a failure is
 // rerun with COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
 func TestNICSoak(t *testing.T) {
-	messages := soakEnv(t, "COSIM_SOAK_MESSAGES", 0)
-	if messages == 0 {
-		t.Skip("a soak campaign: set COSIM_SOAK_MESSAGES (make soak does)")
-	}
-	seeds := soakEnv(t, "COSIM_SOAK_SEEDS", 4)
-	first := soakEnv(t, "COSIM_SOAK_SEED", 1)
-	for seed := uint64(first); seed < uint64(first+seeds); seed++ {
+	messages, seeds := soakCampaign(t, "COSIM_SOAK_MESSAGES")
+	for _, seed := range seeds {
 		shape := newSoakShape(seed, messages)
 		for _, width := range []int{64, 512} {
 			t.Run(fmt.Sprintf("switch/seed%d/%d", seed, width), func(t *testing.T) {

@@ -21,13 +21,8 @@ import (
 // its seed, so a failure is rerun with COSIM_SOAK_SEED=<seed>
 // COSIM_SOAK_SEEDS=1.
 func TestSwitchSoak(t *testing.T) {
-	frames := soakEnv(t, "COSIM_SOAK_FRAMES", 0)
-	if frames == 0 {
-		t.Skip("a soak campaign: set COSIM_SOAK_FRAMES (make soak does)")
-	}
-	seeds := soakEnv(t, "COSIM_SOAK_SEEDS", 4)
-	first := soakEnv(t, "COSIM_SOAK_SEED", 1)
-	for seed := uint64(first); seed < uint64(first+seeds); seed++ {
+	frames, seeds := soakCampaign(t, "COSIM_SOAK_FRAMES")
+	for _, seed := range seeds {
 		for _, width := range []int{64, 512} {
 			t.Run(fmt.Sprintf("harness/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: %d frames through switch4 at %d bits", seed, frames, width)
@@ -53,6 +48,7 @@ func TestSwitchSoak(t *testing.T) {
 // frames outlasts; the harness's own stall detection still ends a run that
 // stops moving.
 func soakRun(t *testing.T, toml string, seed uint64) {
+	t.Helper()
 	toml = cyclesLine.ReplaceAllString(toml, "cycles = 1_125_899_906_842_624 # 2^50: the count bounds the run")
 	cfg := config(t, parse(t, toml), seed)
 	if root := os.Getenv("COSIM_SOAK_OUT"); root != "" {
@@ -74,6 +70,23 @@ func soakRun(t *testing.T, toml string, seed uint64) {
 var cyclesLine = regexp.MustCompile(`(?m)^cycles = .*$`)
 
 const soakBound = 2 * time.Hour
+
+// soakCampaign reads a campaign's size per run from the environment
+// variable count, skipping the test when it is not set, and its seeds:
+// COSIM_SOAK_SEEDS of them (default 4) from COSIM_SOAK_SEED (default 1).
+func soakCampaign(t *testing.T, count string) (int, []uint64) {
+	t.Helper()
+	n := soakEnv(t, count, 0)
+	if n == 0 {
+		t.Skipf("a soak campaign: set %s (make soak does)", count)
+	}
+	first, k := soakEnv(t, "COSIM_SOAK_SEED", 1), soakEnv(t, "COSIM_SOAK_SEEDS", 4)
+	seeds := make([]uint64, k)
+	for i := range seeds {
+		seeds[i] = uint64(first + i)
+	}
+	return n, seeds
+}
 
 // soakEnv reads a positive integer from the environment.
 func soakEnv(t *testing.T, name string, def int) int {
