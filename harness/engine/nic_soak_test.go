@@ -46,8 +46,9 @@ type soakShape struct {
 	loss, corrupt, dup, reorder                                 float64 // percent, per link
 }
 
-// newSoakShape draws a workload shape from seed. Fault rates stay where
-// seven retries recover every loss, so that every message must complete.
+// newSoakShape draws a workload shape from seed. Fault rates and timers
+// stay where seven retries recover every loss, so that every message must
+// complete.
 func newSoakShape(seed uint64, messages int) soakShape {
 	rng := rand.New(rand.NewPCG(seed, 0x736f616b)) // "soak"
 	pick := func(v ...int) int { return v[rng.IntN(len(v))] }
@@ -65,6 +66,16 @@ func newSoakShape(seed uint64, messages int) soakShape {
 		imm:         float64(rng.IntN(101)),
 	}
 	s.minSize = pick(0, 0, s.maxSize/2)
+	// The ACK timer must outlast the queue a request may wait behind: every
+	// QP's outstanding messages at their largest, at 64 bits (8 bytes a
+	// cycle), twice over. A shorter one expires while the answers are on
+	// their way, and eight expiries in a row spend the retries (seed 24 at
+	// 1 QP, 32 outstanding, 64 KiB, timeout 4: RTL and golden agreed on
+	// RETRY_EXC_ERR). Code t waits 640 * 2^t cycles at 156.25 MHz.
+	queue := uint64(s.qps*s.outstanding*s.maxSize) / 8 * 2
+	for 640<<s.timeout < queue {
+		s.timeout++
+	}
 	// A mix in whole percent that adds up to 100.
 	a, b := rng.IntN(101), rng.IntN(101)
 	a, b = min(a, b), max(a, b)
