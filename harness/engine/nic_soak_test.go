@@ -33,7 +33,7 @@ func TestNICSoak(t *testing.T) {
 			})
 			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
-				soakRun(t, soakHeader+nicDirectLinks(width, shape)+shape.workload(), seed)
+				soakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
 			})
 		}
 	}
@@ -106,20 +106,6 @@ read_pct = %g
 imm_pct = %g
 timeout = %d
 `, s.qps, s.messages, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout)
-}
-
-// nicDirectLinks is two RTL NICs joined by a pair of 1 us links with the
-// shape's four fault rates.
-func nicDirectLinks(width int, s soakShape) string {
-	toml := ""
-	for _, m := range []string{"nic0", "nic1"} {
-		toml += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
-	}
-	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
-		toml += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\nloss_pct = %g\ncorrupt_pct = %g\ndup_pct = %g\nreorder_pct = %g\n",
-			l[0], l[1], s.loss, s.corrupt, s.dup, s.reorder)
-	}
-	return toml
 }
 
 // soakHeader starts a two-NIC soak scenario (soakRun sets its cycles).
