@@ -69,7 +69,7 @@ bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); s
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench NICSystem -benchtime 500x ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
 
-soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run; SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
+soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_MESSAGES=$(SOAK_MESSAGES) \
 	  COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) COSIM_SOAK_OUT=$(abspath $(OUT))/soak \
 	  $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchSoak|TestNICSoak' ./harness/engine

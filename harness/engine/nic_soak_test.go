@@ -11,10 +11,11 @@ import (
 // 1): for COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED, COSIM_SOAK_MESSAGES
 // RDMA messages between two RTL NICs through the RTL switch (loss and
 // corruption on every link) and between two RTL NICs joined directly
-// (every link fault), at 64 and 512 bits. Each seed also draws the
-// workload's shape (soakShape), so that seeds explore QP counts, queue
-// depths, message sizes, path MTUs, mixes and fault rates, not only the
-// order of one workload. Every frame, completion, counter and byte of host
+// (every link fault), at 64 and 512 bits; fewer when the messages are
+// large (soakMessages). Each seed also draws the workload's shape
+// (soakShape), so that seeds explore QP counts, queue depths, message
+// sizes, path MTUs, mixes and fault rates, not only the order of one
+// workload. Every frame, completion, counter and byte of host
 // memory is checked. Each run logs its seed and shape, so a failure is
 // rerun with COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
 func TestNICSoak(t *testing.T) {
@@ -41,6 +42,10 @@ func TestNICSoak(t *testing.T) {
 
 // soakShape is what a seed draws of a soak workload besides its order.
 type soakShape struct {
+	// asked: the messages asked for; messages: what the shape takes of
+	// them (soakMessages).
+	asked int
+
 	messages, qps, outstanding, minSize, maxSize, pmtu, timeout int
 	send, write, read, imm                                      float64
 	loss, corrupt, dup, reorder                                 float64 // percent, per link
@@ -53,7 +58,7 @@ func newSoakShape(seed uint64, messages int) soakShape {
 	rng := rand.New(rand.NewPCG(seed, 0x736f616b)) // "soak"
 	pick := func(v ...int) int { return v[rng.IntN(len(v))] }
 	s := soakShape{
-		messages:    messages,
+		asked:       messages,
 		qps:         pick(1, 2, 4, 8, 16),
 		outstanding: pick(1, 4, 8, 16, 32),
 		maxSize:     pick(256, 4096, 16384, 65536),
@@ -80,12 +85,34 @@ func newSoakShape(seed uint64, messages int) soakShape {
 	a, b := rng.IntN(101), rng.IntN(101)
 	a, b = min(a, b), max(a, b)
 	s.send, s.write, s.read = float64(a), float64(b-a), float64(100-b)
+	s.messages = soakMessages(messages, s.minSize, s.maxSize, min(s.pmtu, 1024))
 	return s
 }
 
+// soakPacketsPerMessage is the data packets a soak run may move per
+// message asked for, on average: soakMessages scales a shape of large
+// messages and a small path MTU down to it, so that every run takes about
+// as long as the others. Unscaled, seed 71's shape (32 to 64 KiB at path
+// MTU 1024, about 49 packets a message) took five times as long as seed
+// 70's (0 to 16 KiB, about 9).
+const soakPacketsPerMessage = 10
+
+// soakMessages is how many messages of minSize to maxSize bytes a run
+// takes when messages were asked for, at the path MTU of its run through
+// the switch (the smaller one): all of them, unless their packets would
+// exceed the budget.
+func soakMessages(messages, minSize, maxSize, pmtu int) int {
+	perMessage := 1 + (minSize+maxSize)/2/pmtu
+	return max(1, min(messages, messages*soakPacketsPerMessage/perMessage))
+}
+
 func (s soakShape) String() string {
-	return fmt.Sprintf("%d messages on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %% (direct also duplication %g %%, reordering %g %%)",
-		s.messages, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
+	scaled := ""
+	if s.messages < s.asked {
+		scaled = fmt.Sprintf(" (of %d: large ones)", s.asked)
+	}
+	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %% (direct also duplication %g %%, reordering %g %%)",
+		s.messages, scaled, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
 		s.loss, s.corrupt, s.dup, s.reorder)
 }
 
