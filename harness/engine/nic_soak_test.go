@@ -15,9 +15,9 @@ import (
 // large (soakMessages). Each seed also draws the workload's shape
 // (soakShape), so that seeds explore QP counts, queue depths, message
 // sizes, path MTUs, mixes and fault rates, not only the order of one
-// workload. Every frame, completion, counter and byte of host
-// memory is checked. Each run logs its seed and shape, so a failure is
-// rerun with COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
+// workload. Every frame, completion, counter and byte of host memory is
+// checked. Each run logs its seed and shape, so a failure is rerun with
+// COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
 func TestNICSoak(t *testing.T) {
 	messages, seeds := soakCampaign(t, "COSIM_SOAK_MESSAGES")
 	for _, seed := range seeds {
@@ -93,7 +93,7 @@ func newSoakShape(seed uint64, messages int) soakShape {
 // message asked for, on average: soakMessages scales a shape of large
 // messages and a small path MTU down to it, so that every run takes about
 // as long as the others. Unscaled, seed 71's shape (32 to 64 KiB at path
-// MTU 1024, about 49 packets a message) took five times as long as seed
+// MTU 1024, about 49 packets a message) took three times as long as seed
 // 70's (0 to 16 KiB, about 9).
 const soakPacketsPerMessage = 10
 
