@@ -24,10 +24,8 @@ func TestNICSoak(t *testing.T) {
 		shape := newSoakShape(seed, messages)
 		for _, width := range []int{64, 512} {
 			t.Run(fmt.Sprintf("switch/seed%d/%d", seed, width), func(t *testing.T) {
-				// The switch takes frames of up to MTU_MAX = 2048 bytes:
-				// a path MTU of 2048 or more does not fit with its headers.
 				sw := shape
-				sw.pmtu = min(sw.pmtu, 1024)
+				sw.pmtu = min(sw.pmtu, soakSwitchPMTU)
 				t.Logf("seed %d: nic0 - switch - nic1 at %d bits, %s", seed, width, sw)
 				links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", sw.loss, sw.corrupt)
 				soakRun(t, soakHeader+nicSwitchNIC(width, "", links)+sw.workload(), seed)
@@ -85,9 +83,14 @@ func newSoakShape(seed uint64, messages int) soakShape {
 	a, b := rng.IntN(101), rng.IntN(101)
 	a, b = min(a, b), max(a, b)
 	s.send, s.write, s.read = float64(a), float64(b-a), float64(100-b)
-	s.messages = soakMessages(messages, s.minSize, s.maxSize, min(s.pmtu, 1024))
+	s.messages = soakMessages(messages, s.minSize, s.maxSize, min(s.pmtu, soakSwitchPMTU))
 	return s
 }
+
+// soakSwitchPMTU is the largest path MTU of a soak run through the switch:
+// it takes frames of up to MTU_MAX = 2048 bytes, and a path MTU of 2048 or
+// more does not fit with its headers.
+const soakSwitchPMTU = 1024
 
 // soakPacketsPerMessage is the data packets a soak run may move per
 // message asked for, on average: soakMessages scales a shape of large
