@@ -288,6 +288,11 @@ void Conn::write(const void* src, size_t n) {
     }
 }
 
+size_t Conn::write_room() const {
+    if (!rings_) return 0;
+    return size_t(out_.size - (out_.pos - load(out_.head)));
+}
+
 // Reads n bytes from the harness's ring; waits for a doorbell when it is
 // empty. The socket's EOF ends the stream once the ring is empty.
 bool Conn::ring_read(uint8_t* dst, size_t n, bool eof_ok) {

@@ -102,6 +102,9 @@ public:
     bool read(void* dst, size_t n, bool eof_ok);
     // Sends n bytes from src (the caller keeps src). Throws PeerGone.
     void write(const void* src, size_t n);
+    // How many bytes a write takes now without waiting: the free space of
+    // the ring to the harness, 0 without rings. Not while a write runs.
+    size_t write_room() const;
 
 private:
     size_t fill();  // one recv into buf_; 0 on EOF
