@@ -163,6 +163,9 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.goCPU / float64(r.frames) * 1e6 }, harness), "go_us/frame")
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / float64(r.frames) * 1e6 }, harness), "model_us/frame")
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / float64(r.frames) * 1e6 }, raw), "raw_us/frame")
+	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.goFaults) / float64(r.frames) }, harness), "go_faults/frame")
+	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.modelFaults) / float64(r.frames) }, harness), "model_faults/frame")
+	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.modelFaults) / float64(r.frames) }, raw), "raw_faults/frame")
 	// On a shared machine the raw run may wait for a CPU too: below 1,
 	// its speed (and so the ratio) says more about the load than the code.
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, raw), "raw_cpu/wall")
@@ -175,6 +178,10 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 type runSpeed struct {
 	cycles, frames, windows int
 	wall, goCPU, modelCPU   float64
+	// Page faults of either side: on a virtual machine each costs as much
+	// as hundreds of frames' worth of copying, and a fresh page of heap
+	// or of a read buffer faults when first touched.
+	goFaults, modelFaults int64
 }
 
 func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
@@ -196,6 +203,7 @@ func rawRun(b *testing.B, model string, n, size int) runSpeed {
 	r.frames, _ = strconv.Atoi(string(c[3]))
 	r.wall, _ = strconv.ParseFloat(string(w[1]), 64)
 	r.modelCPU = cpuSeconds(k1) - cpuSeconds(k0)
+	r.modelFaults = k1.Minflt - k0.Minflt
 	return r
 }
 
@@ -213,6 +221,7 @@ func harnessRun(b *testing.B, cfg engine.Config) runSpeed {
 	return runSpeed{
 		cycles: int(s.Cycles), frames: s.FramesOut, windows: s.Windows, wall: s.WallSeconds,
 		goCPU: cpuSeconds(self1) - cpuSeconds(self0), modelCPU: cpuSeconds(kids1) - cpuSeconds(kids0),
+		goFaults: self1.Minflt - self0.Minflt, modelFaults: kids1.Minflt - kids0.Minflt,
 	}
 }
 
