@@ -169,7 +169,6 @@ func (m *Model) encodeWindow(w *Window, start uint64) {
 // stream is broken, so later chunks are dropped and the error kept.
 type writeQueue struct {
 	conn net.Conn
-	now  nowWriter // conn, when it can tell a write that would not wait
 
 	mu       sync.Mutex
 	cond     sync.Cond
@@ -185,15 +184,8 @@ type writeQueue struct {
 	done     chan struct{}
 }
 
-// nowWriter writes all of p at once when that cannot wait (the ring to a
-// model has room for it), and else nothing.
-type nowWriter interface {
-	writeNow(p []byte) (bool, error)
-}
-
 func newWriteQueue(conn net.Conn) *writeQueue {
 	wq := &writeQueue{conn: conn, done: make(chan struct{})}
-	wq.now, _ = conn.(nowWriter)
 	wq.cond.L = &wq.mu
 	return wq
 }
@@ -209,20 +201,6 @@ func (wq *writeQueue) push(b []byte) []byte {
 	defer wq.mu.Unlock()
 	if wq.stop || wq.err != nil {
 		return b[:0] // the stream is broken: nothing more goes out
-	}
-	if wq.now != nil && wq.head == len(wq.q) && !wq.writing {
-		// Nothing ahead of b, and room for it: written here, without
-		// waking the goroutine, which saves a window that one chunk holds
-		// (every live window) a hand-over. BenchmarkLive, latency, three
-		// alternating pairs: 98 B 78-132 us against 100-143, 1514 B
-		// 106-131 us against 127-182.
-		ok, err := wq.now.writeNow(b)
-		if ok {
-			if err != nil {
-				wq.err = err
-			}
-			return b[:0]
-		}
 	}
 	if !wq.started {
 		wq.started = true

@@ -257,25 +257,6 @@ func (c *shmConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-// writeNow writes all of p if the ring has room for it now, and else
-// nothing (false): then p goes to a writer that may wait (writeQueue).
-func (c *shmConn) writeNow(p []byte) (bool, error) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.mem == nil || passed(&c.wdl) || shmRingSize-(c.tx.pos-atomic.LoadUint64(c.tx.head)) < uint64(len(p)) {
-		return false, nil // the queue's write reports a closed or late connection
-	}
-	c.tx.write(p)
-	if atomic.SwapUint32(c.tx.sleep, 0) == 1 {
-		if _, err := c.Conn.Write(doorbell); err != nil {
-			return true, err
-		}
-	}
-	return true, nil
-}
-
 // waitRoom sleeps d before the writer looks for room again, unless the
 // write deadline passed, the connection was closed or the model hung up.
 func (c *shmConn) waitRoom(d time.Duration) error {

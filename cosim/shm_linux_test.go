@@ -1,11 +1,9 @@
 package cosim
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"os"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -201,31 +199,4 @@ func TestShmConnWriteStops(t *testing.T) {
 	}()
 	_, err = c2.Write(make([]byte, 2*shmRingSize))
 	require.True(t, errors.Is(err, net.ErrClosed), "%v", err)
-}
-
-// A chunk the ring has room for goes in at once, on the caller's
-// goroutine; one that does not waits on the queue's, and a chunk behind it
-// never overtakes it, though it would fit.
-func TestShmWriteQueueKeepsOrder(t *testing.T) {
-	c, p := newShmPair(t)
-	wq := newWriteQueue(c)
-	defer wq.close()
-	chunk := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
-	want := slices.Concat(chunk(shmRingSize-100, 1), chunk(4096, 2), chunk(10, 3))
-
-	wq.push(chunk(shmRingSize-100, 1))
-	wq.mu.Lock()
-	require.False(t, wq.started, "a chunk the ring has room for is written at once")
-	wq.mu.Unlock()
-	wq.push(chunk(4096, 2)) // waits for room on the queue's goroutine
-	wq.push(chunk(10, 3))   // the ring may have room by now: still behind
-	wq.mu.Lock()
-	require.True(t, wq.started, "a chunk that does not fit goes to the queue")
-	wq.mu.Unlock()
-
-	got := make([]byte, len(want))
-	done := p.run(t, func(<-chan struct{}) error { return p.readFull(got) })
-	require.NoError(t, wq.drain(time.Now().Add(10*time.Second)))
-	require.NoError(t, <-done)
-	require.True(t, bytes.Equal(want, got), "the bytes arrive in the order pushed")
 }
