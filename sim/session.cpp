@@ -94,8 +94,10 @@ public:
     // BenchmarkHarnessVsRaw (three alternating pairs).
     void send(std::vector<uint8_t>& buf) {
         std::unique_lock<std::mutex> lk(mu_);
-        if ((buf.size() <= kDirect || buf.size() <= conn_.write_room()) && !waiting_ && !writing_ &&
-            error_.empty()) {
+        // The thread's state first: write_room reads the ring's position,
+        // which only an idle writer leaves alone.
+        if (!waiting_ && !writing_ && error_.empty() &&
+            (buf.size() <= kDirect || buf.size() <= conn_.write_room())) {
             lk.unlock();  // only this thread hands over: the writer stays idle
             try {
                 conn_.write(buf.data(), buf.size());
