@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -116,7 +117,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	// whatever else the machine is doing; every figure is the median over
 	// the rounds, the ratio the median of each round's own ratio.
 	var raw, harness []runSpeed
-	var ratios, frameRatios []float64
+	var ratios, frameRatios, ceilings []float64
 	for round := range rounds {
 		b.StopTimer()
 		r := rawRun(b, engine.ModelPath(dir, top, width), n, size)
@@ -135,6 +136,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		raw, harness = append(raw, r), append(harness, h)
 		ratios = append(ratios, h.cyclesPerSec()/r.cyclesPerSec())
 		frameRatios = append(frameRatios, h.framesPerSec()/r.framesPerSec())
+		ceilings = append(ceilings, ratioCeiling(r, h, runtime.NumCPU()))
 		b.Logf("N=%d round %d: raw %d cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs",
 			n, round, r.cycles, r.wall, h.cycles, h.wall, h.windows, h.goCPU, h.modelCPU)
 	}
@@ -151,6 +153,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	b.ReportMetric(med(runSpeed.framesPerSec, raw), "raw_frames/s")
 	b.ReportMetric(median(ratios), "ratio")
 	b.ReportMetric(median(frameRatios), "frames_ratio")
+	b.ReportMetric(median(ceilings), "ratio_ceiling")
 	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.windows) / r.wall }, harness), "windows/s")
 	// Where the harness's wall time goes: CPU of the Go side (this
 	// process: sources, golden, scoreboard, pcapng, protocol) and of the
@@ -185,6 +188,15 @@ type runSpeed struct {
 }
 
 func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
+
+// ratioCeiling is the best ratio the CPU the harness run spent allows on
+// cpus CPUs, however well its parts overlap: its wall time is at least the
+// model's CPU time, and at least both sides' CPU time shared out over the
+// CPUs. Near the ratio, the run is bound by the machine, not by waiting.
+func ratioCeiling(raw, h runSpeed, cpus int) float64 {
+	wall := max(h.modelCPU, (h.goCPU+h.modelCPU)/float64(cpus))
+	return (float64(h.cycles) / wall) / raw.cyclesPerSec()
+}
 func (r runSpeed) framesPerSec() float64 { return float64(r.frames) / r.wall }
 
 // rawRun runs the model's own loop (sim/raw.cpp) on n frames of size bytes
