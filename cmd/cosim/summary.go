@@ -14,6 +14,12 @@ func printSummary(w io.Writer, sum *engine.Summary) {
 	fmt.Fprintf(w, "cycles %d in %.2fs (%.2f Mcycles/s, %d windows); frames in %d out %d: matched %d, mismatched %d, missing %d, unexpected %d; drops %v; counter mismatches %d; stuck inputs %d\n",
 		sum.Cycles, sum.WallSeconds, sum.CyclesPerSec/1e6, sum.Windows, sum.FramesIn, sum.FramesOut,
 		sum.Matched, sum.Mismatched, sum.Missing, sum.Unexpected, sum.Drops, sum.CounterFails, sum.Stuck)
+	wt := sum.Waited
+	fmt.Fprintf(w, "waited %.2fs for the models, %.2fs for checking and captures, %.2fs for the stimulus", wt.Models, wt.Checking, wt.Stimulus)
+	if wt.Hosts > 0 {
+		fmt.Fprintf(w, ", %.2fs for the hosts", wt.Hosts)
+	}
+	fmt.Fprintln(w)
 	if len(sum.Faults) > 0 {
 		fmt.Fprintf(w, "link faults injected %v\n", sum.Faults)
 	}

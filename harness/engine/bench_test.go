@@ -137,8 +137,9 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		ratios = append(ratios, h.cyclesPerSec()/r.cyclesPerSec())
 		frameRatios = append(frameRatios, h.framesPerSec()/r.framesPerSec())
 		ceilings = append(ceilings, ratioCeiling(r, h, runtime.NumCPU()))
-		b.Logf("N=%d round %d: raw %d cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs",
-			n, round, r.cycles, r.wall, h.cycles, h.wall, h.windows, h.goCPU, h.modelCPU)
+		b.Logf("N=%d round %d: raw %d cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs; waited for models %.3fs, checking %.3fs, stimulus %.3fs",
+			n, round, r.cycles, r.wall, h.cycles, h.wall, h.windows, h.goCPU, h.modelCPU,
+			h.waited.Models, h.waited.Checking, h.waited.Stimulus)
 	}
 	med := func(f func(runSpeed) float64, runs []runSpeed) float64 {
 		v := make([]float64, len(runs))
@@ -185,6 +186,7 @@ type runSpeed struct {
 	// as hundreds of frames' worth of copying, and a fresh page of heap
 	// or of a read buffer faults when first touched.
 	goFaults, modelFaults int64
+	waited                engine.Waits // the harness run's loop
 }
 
 func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
@@ -234,6 +236,7 @@ func harnessRun(b *testing.B, cfg engine.Config) runSpeed {
 		cycles: int(s.Cycles), frames: s.FramesOut, windows: s.Windows, wall: s.WallSeconds,
 		goCPU: cpuSeconds(self1) - cpuSeconds(self0), modelCPU: cpuSeconds(kids1) - cpuSeconds(kids0),
 		goFaults: self1.Minflt - self0.Minflt, modelFaults: kids1.Minflt - kids0.Minflt,
+		waited: s.Waited,
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"time"
 
 	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scoreboard"
@@ -30,6 +31,10 @@ type checker struct {
 
 	mu     sync.Mutex
 	counts scoreboard.Counts // a snapshot for progress lines
+
+	// waited is how long the run loop waited for the checker to take a
+	// batch or to catch up (Summary.Waited); only the run loop touches it.
+	waited time.Duration
 }
 
 // job is one thing to check, in the order the run produced them. There
@@ -208,14 +213,23 @@ func (c *checker) flush(batch []job) []job {
 // submit queues a window's jobs; it blocks only when the checker is
 // several windows behind.
 func (c *checker) submit(batch []job) {
-	if len(batch) > 0 {
+	if len(batch) == 0 {
+		return
+	}
+	select {
+	case c.jobs <- batch:
+	default:
+		t := time.Now()
 		c.jobs <- batch
+		c.waited += time.Since(t)
 	}
 }
 
 // settled waits for the checker to catch up and reports whether every
 // expected frame has come out.
 func (c *checker) settled() bool {
+	t := time.Now()
+	defer func() { c.waited += time.Since(t) }()
 	c.jobs <- append(c.batch(), job{kind: jobSync})
 	return <-c.sync
 }

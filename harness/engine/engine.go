@@ -115,8 +115,28 @@ type Summary struct {
 	// that did not complete with success, host memory that is not what the
 	// messages leave (rdma.go), or DUT memory unlike the golden model's.
 	Workload []string `json:"workload_failures,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Pass     bool     `json:"pass"`
+	// Waited is what the run loop waited for: the largest share says
+	// what bounds the run's speed.
+	Waited Waits  `json:"waited"`
+	Error  string `json:"error,omitempty"`
+	Pass   bool   `json:"pass"`
+}
+
+// Waits splits the wall time the run loop spent waiting, in seconds. The
+// rest it spent on its own work: building windows, routing replies.
+type Waits struct {
+	// Models: sending windows and waiting for the replies (reading them
+	// included). Near the wall time, the RTL bounds the run.
+	Models float64 `json:"models_seconds"`
+	// Checking: the checker (golden models, scoreboard) and the pcapng
+	// writers behind it, several windows back; --no-pcap drops the
+	// writers' share.
+	Checking float64 `json:"checking_seconds"`
+	// Stimulus: the sources' prefetchers (reading captures, generating
+	// frames) behind.
+	Stimulus float64 `json:"stimulus_seconds"`
+	// Hosts: a live run idle, waiting for a frame from a host.
+	Hosts float64 `json:"hosts_seconds"`
 }
 
 // Stalls is one model's backpressure, in cycles.
@@ -277,6 +297,9 @@ type run struct {
 	ctrs         map[string]map[string]CounterPair
 	rdmas        []*rdma
 	memFails     []string // DUT memory unlike golden's (checkMemory)
+	// waitModels and waitHosts: the loop's waits for the models and for
+	// live hosts (Summary.Waited).
+	waitModels, waitHosts time.Duration
 }
 
 func newRun(cfg Config) (_ *run, err error) {
@@ -588,6 +611,15 @@ func (r *run) parallel(f func(*node) error) error {
 	return errors.Join(errs...)
 }
 
+// timedParallel is parallel for a window's exchange with the models,
+// whose wall time it adds to the run's wait for them.
+func (r *run) timedParallel(f func(*node) error) error {
+	t := time.Now()
+	err := r.parallel(f)
+	r.waitModels += time.Since(t)
+	return err
+}
+
 // loop runs windows until every source is exhausted, nothing is in flight
 // and every expected frame came out, or until a limit.
 func (r *run) loop(ctx context.Context) error {
@@ -646,7 +678,13 @@ func (r *run) loop(ctx context.Context) error {
 		nextSrc, more := r.nextSource()
 		waiting := r.cfg.Live != nil && r.cfg.Live.Ready()
 		if quiet && !more && !waiting {
-			if r.cfg.Live == nil || !r.cfg.Live.Wait(ctx) {
+			woken := false
+			if r.cfg.Live != nil {
+				t := time.Now()
+				woken = r.cfg.Live.Wait(ctx)
+				r.waitHosts += time.Since(t)
+			}
+			if !woken {
 				if err := ctx.Err(); err != nil {
 					return fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
 				}
@@ -850,7 +888,7 @@ type window struct {
 // through.
 func (r *run) step(ctx context.Context, end, limit uint64) error {
 	w := r.build(end, limit)
-	err := r.parallel(func(n *node) error {
+	err := r.timedParallel(func(n *node) error {
 		return n.m.StepInto(ctx, n.window, &n.reply)
 	})
 	if err != nil {
@@ -864,7 +902,7 @@ func (r *run) step(ctx context.Context, end, limit uint64) error {
 // for the replies (recv reads them).
 func (r *run) send(ctx context.Context, end, limit uint64) (*window, error) {
 	w := r.build(end, limit)
-	err := r.parallel(func(n *node) error {
+	err := r.timedParallel(func(n *node) error {
 		return n.m.Send(ctx, n.window)
 	})
 	if err != nil {
@@ -877,7 +915,7 @@ func (r *run) send(ctx context.Context, end, limit uint64) (*window, error) {
 // recv reads every model's reply to w, the oldest window in flight, and
 // routes them.
 func (r *run) recv(ctx context.Context, w *window) error {
-	err := r.parallel(func(n *node) error {
+	err := r.timedParallel(func(n *node) error {
 		return n.m.Recv(ctx, &n.reply)
 	})
 	if err != nil {
@@ -1274,6 +1312,10 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	}
 	for _, f := range s.Workload {
 		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
+	}
+	s.Waited = Waits{Models: r.waitModels.Seconds(), Checking: r.check.waited.Seconds(), Hosts: r.waitHosts.Seconds()}
+	for _, src := range r.sources {
+		s.Waited.Stimulus += src.waited.Seconds()
 	}
 	s.Pass = runErr == nil && c.Pass() && s.CounterFails == 0 && s.Stuck == 0 && len(s.Workload) == 0
 	return s

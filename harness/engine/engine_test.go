@@ -368,6 +368,11 @@ func TestICRCRandomFrames100k(t *testing.T) {
 			s, err := run(t, cfg)
 			requirePass(t, s, err)
 			t.Logf("%d frames at %d bits: %.1fs, %.2f Mcycles/s", 2*perPort, width, time.Since(start).Seconds(), s.CyclesPerSec/1e6)
+			w := s.Waited
+			t.Logf("waited for the models %.2fs, checking %.2fs, stimulus %.2fs", w.Models, w.Checking, w.Stimulus)
+			assert.Positive(t, w.Models, "every window waits for the models' replies")
+			assert.LessOrEqual(t, w.Models+w.Checking+w.Stimulus, s.WallSeconds, "the waits are parts of the wall time")
+			assert.Zero(t, w.Hosts, "no live hosts to wait for")
 			assert.Equal(t, 2*perPort, s.FramesIn)
 			assert.Equal(t, 2*perPort, s.FramesOut)
 			assert.Equal(t, 2*perPort, s.Matched)

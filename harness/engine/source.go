@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"time"
 
 	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
@@ -37,6 +38,9 @@ type source struct {
 	draw  func() (stamped, bool, error)
 	close func() // releases what draw reads from; nil when nothing
 	err   error
+	// waited is how long the run loop waited for the prefetcher
+	// (Summary.Waited).
+	waited time.Duration
 
 	// A pausable source (pause_from) is stamped as it goes: frames are
 	// offered at their stamps into one queue per priority and leave one
@@ -123,7 +127,7 @@ func newSource(i int, t scenario.Traffic, sc *scenario.Scenario, dataWidth, port
 	default:
 		return nil, fmt.Errorf("unknown traffic kind %q", t.Kind) // the scenario checks kinds
 	}
-	next, stop := prefetch(frame, limit, s.close)
+	next, stop := prefetch(frame, limit, s.close, &s.waited)
 	s.close = stop
 	// Frames arrive back to back at line rate, with the configured gap
 	// after every burst (after every frame unless burst is set).
@@ -174,8 +178,9 @@ type drawnFrame struct {
 // goroutine calls frame, in order, at most limit times (no limit when
 // negative). next returns the frames in order, then io.EOF or the error
 // that ended the stream. stop ends the goroutine, waits for it and then
-// calls release (when not nil), so nothing reads what release frees.
-func prefetch(frame func() ([]byte, bool, error), limit int, release func()) (next func() ([]byte, bool, error), stop func()) {
+// calls release (when not nil), so nothing reads what release frees. next
+// adds the time it waits for the goroutine to waited.
+func prefetch(frame func() ([]byte, bool, error), limit int, release func(), waited *time.Duration) (next func() ([]byte, bool, error), stop func()) {
 	out := make(chan prefetched, prefetchDepth)
 	free := make(chan []drawnFrame, prefetchDepth+2)
 	done, exited := make(chan struct{}), make(chan struct{})
@@ -228,7 +233,15 @@ func prefetch(frame func() ([]byte, bool, error), limit int, release func()) (ne
 				default:
 				}
 			}
-			b, ok := <-out
+			var b prefetched
+			var ok bool
+			select {
+			case b, ok = <-out:
+			default:
+				t := time.Now()
+				b, ok = <-out
+				*waited += time.Since(t)
+			}
 			if !ok { // stopped
 				b.err = io.EOF
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,7 +89,7 @@ func TestPrefetchKeepsTheStream(t *testing.T) {
 	for _, limit := range []int{0, 1, prefetchBatch, 3*prefetchBatch + 7} {
 		frame, calls := counter(-1)
 		released := 0
-		next, stop := prefetch(frame, limit, func() { released++ })
+		next, stop := prefetch(frame, limit, func() { released++ }, new(time.Duration))
 		n, err := drain(next)
 		assert.Equal(t, limit, n, "limit %d", limit)
 		assert.ErrorIs(t, err, io.EOF, "limit %d", limit)
@@ -98,7 +99,7 @@ func TestPrefetchKeepsTheStream(t *testing.T) {
 	}
 
 	frame, _ := counter(prefetchBatch + 5)
-	next, stop := prefetch(frame, -1, nil)
+	next, stop := prefetch(frame, -1, nil, new(time.Duration))
 	n, err := drain(next)
 	assert.Equal(t, prefetchBatch+4, n)
 	assert.ErrorIs(t, err, errBroken)
@@ -108,7 +109,7 @@ func TestPrefetchKeepsTheStream(t *testing.T) {
 	// release comes after the goroutine's last call.
 	frame, calls := counter(-1)
 	var atRelease int
-	next, stop = prefetch(frame, -1, func() { atRelease = *calls })
+	next, stop = prefetch(frame, -1, func() { atRelease = *calls }, new(time.Duration))
 	_, _, err = next()
 	require.NoError(t, err)
 	stop()
@@ -117,7 +118,7 @@ func TestPrefetchKeepsTheStream(t *testing.T) {
 
 	// Big frames: a batch is bounded by bytes too.
 	big := 0
-	next, stop = prefetch(func() ([]byte, bool, error) { big++; return make([]byte, 100<<10), false, nil }, -1, nil)
+	next, stop = prefetch(func() ([]byte, bool, error) { big++; return make([]byte, 100<<10), false, nil }, -1, nil, new(time.Duration))
 	_, _, err = next()
 	require.NoError(t, err)
 	stop()
