@@ -1313,7 +1313,10 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	for _, f := range s.Workload {
 		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
 	}
-	s.Waited = Waits{Models: r.waitModels.Seconds(), Checking: r.check.waited.Seconds(), Hosts: r.waitHosts.Seconds()}
+	s.Waited = Waits{Models: r.waitModels.Seconds(), Hosts: r.waitHosts.Seconds()}
+	if r.check != nil { // nil when the run stopped before it (a capture not created)
+		s.Waited.Checking = r.check.waited.Seconds()
+	}
 	for _, src := range r.sources {
 		s.Waited.Stimulus += src.waited.Seconds()
 	}

@@ -717,6 +717,35 @@ max_size = 1500
 	assert.Less(t, len(got["traffic0->fifo.in0"]), 200, "the partial capture stops at the limit")
 }
 
+// A link's capture that cannot be created ends the run before any model
+// starts, with an error naming the file and summary.json still written.
+func TestCaptureCannotBeCreated(t *testing.T) {
+	sc := parse(t, `
+name = "no-capture"
+cycles = 100_000
+[[model]]
+name = "fifo"
+top = "axis_fifo"
+[[traffic]]
+kind = "roce"
+to = "fifo.in0"
+frames = 10
+`)
+	cfg := config(t, sc, 5)
+	blocker := filepath.Join(cfg.OutDir, engine.PcapName("fifo.out0->sink"))
+	require.NoError(t, os.Mkdir(blocker, 0o755)) // a directory where the file goes
+	s, err := run(t, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), blocker)
+	require.NotNil(t, s)
+	assert.False(t, s.Pass)
+	assert.Zero(t, s.FramesIn)
+	assert.Zero(t, s.Waited.Models, "no model ran")
+	m, _ := readSummary(t, cfg.OutDir)
+	assert.Equal(t, false, m["pass"])
+	assert.Contains(t, m["error"], blocker)
+}
+
 // A capture is read as the run goes: one damaged past its start fails the
 // run where the damage is, as the scenario's fault (*ScenarioError, so
 // cosim run exits 2), naming the traffic entry and the packet, after
