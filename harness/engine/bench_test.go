@@ -11,6 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -161,6 +164,8 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	// model process (RTL and its end of the protocol).
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.goCPU / r.wall }, harness), "go_cpu/wall")
 	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelCPU / r.wall }, harness), "model_cpu/wall")
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.goRunDelay / r.wall }, harness), "go_runq/wall")
+	b.ReportMetric(med(func(r runSpeed) float64 { return r.modelRunDelay / r.wall }, harness), "model_runq/wall")
 	// The same per frame out, in microseconds: unlike the ratio, these do
 	// not move with the raw run's speed, which on this machine changes by
 	// up to 2x from one model instance to the next.
@@ -187,6 +192,9 @@ type runSpeed struct {
 	// or of a read buffer faults when first touched.
 	goFaults, modelFaults int64
 	waited                engine.Waits // the harness run's loop
+	// Seconds the side's threads were runnable but had no CPU (harness
+	// runs only): where the two sides crowd each other out.
+	goRunDelay, modelRunDelay float64
 }
 
 func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
@@ -226,18 +234,66 @@ func harnessRun(b *testing.B, cfg engine.Config) runSpeed {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var self0, kids0, self1, kids1 syscall.Rusage
+	// The model's threads' wait for a CPU, sampled while it runs (its
+	// figures go with it when Run reaps it).
+	var modelDelay atomic.Int64
+	stop := make(chan struct{})
+	var polled sync.WaitGroup
+	cfg.Started = func(pids map[string]int) {
+		polled.Go(func() {
+			for {
+				if d, ok := runDelay(strconv.Itoa(pids["dut"])); ok {
+					modelDelay.Store(int64(d))
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		})
+	}
+	goDelay0, _ := runDelay("self")
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
 	s, err := engine.Run(ctx, cfg)
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1) // the model, reaped by Run
+	goDelay1, _ := runDelay("self")
+	close(stop)
+	polled.Wait()
 	requirePass(b, s, err)
 	return runSpeed{
 		cycles: int(s.Cycles), frames: s.FramesOut, windows: s.Windows, wall: s.WallSeconds,
 		goCPU: cpuSeconds(self1) - cpuSeconds(self0), modelCPU: cpuSeconds(kids1) - cpuSeconds(kids0),
 		goFaults: self1.Minflt - self0.Minflt, modelFaults: kids1.Minflt - kids0.Minflt,
-		waited: s.Waited,
+		waited:     s.Waited,
+		goRunDelay: (goDelay1 - goDelay0).Seconds(), modelRunDelay: time.Duration(modelDelay.Load()).Seconds(),
 	}
+}
+
+// runDelay sums how long the threads of a process ("self" or a pid) have
+// waited, runnable, for a CPU (the second field of each thread's
+// /proc/.../schedstat); false when the kernel keeps no such figures.
+func runDelay(pid string) (time.Duration, bool) {
+	files, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "schedstat"))
+	var sum time.Duration
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended
+		}
+		fields := strings.Fields(string(b))
+		if len(fields) < 2 {
+			return 0, false
+		}
+		ns, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, len(files) > 0
 }
 
 func median(v []float64) float64 {
