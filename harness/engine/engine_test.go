@@ -702,16 +702,8 @@ max_size = 1500
 `)
 	cfg := config(t, sc, 4242)
 	s, err := run(t, cfg)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "limit of 3000 cycles")
-	require.NotNil(t, s)
-	assert.False(t, s.Pass)
+	requireFailedRun(t, cfg, s, err, "limit of 3000 cycles")
 	assert.EqualValues(t, 3000, s.Cycles)
-	assert.Equal(t, err.Error(), s.Error)
-	m, _ := readSummary(t, cfg.OutDir)
-	assert.EqualValues(t, 4242, m["seed"])
-	assert.Equal(t, false, m["pass"])
-	assert.Contains(t, m["error"], "limit of 3000 cycles")
 	ps := packets(t, cfg.OutDir)
 	got := byInterface(ps)
 	assert.NotEmpty(t, got["fifo.out0->sink"], "frames out before the limit are saved")
@@ -721,30 +713,32 @@ max_size = 1500
 // A link's capture that cannot be created ends the run before any model
 // starts, with an error naming the file and summary.json still written.
 func TestCaptureCannotBeCreated(t *testing.T) {
-	sc := parse(t, `
-name = "no-capture"
-cycles = 100_000
-[[model]]
-name = "fifo"
-top = "axis_fifo"
-[[traffic]]
-kind = "roce"
-to = "fifo.in0"
-frames = 10
-`)
+	sc := parse(t, "name = \"no-capture\"\ncycles = 100_000\n"+
+		"[[model]]\nname = \"fifo\"\ntop = \"axis_fifo\"\n"+
+		"[[traffic]]\nkind = \"roce\"\nto = \"fifo.in0\"\nframes = 10\n")
 	cfg := config(t, sc, 5)
 	blocker := filepath.Join(cfg.OutDir, engine.PcapName("fifo.out0->sink"))
 	require.NoError(t, os.Mkdir(blocker, 0o755)) // a directory where the file goes
 	s, err := run(t, cfg)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), blocker)
-	require.NotNil(t, s)
-	assert.False(t, s.Pass)
+	requireFailedRun(t, cfg, s, err, blocker)
 	assert.Zero(t, s.FramesIn)
 	assert.Zero(t, s.Waited.Models, "no model ran")
+}
+
+// requireFailedRun checks a run that failed with an error saying want:
+// it still returned and wrote its summary, with pass false, the seed and
+// the error.
+func requireFailedRun(t *testing.T, cfg engine.Config, s *engine.Summary, err error, want string) {
+	t.Helper()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), want)
+	require.NotNil(t, s)
+	assert.False(t, s.Pass)
+	assert.Equal(t, err.Error(), s.Error)
 	m, _ := readSummary(t, cfg.OutDir)
+	assert.EqualValues(t, cfg.Seed, m["seed"])
 	assert.Equal(t, false, m["pass"])
-	assert.Contains(t, m["error"], blocker)
+	assert.Contains(t, m["error"], want)
 }
 
 // A capture is read as the run goes: one damaged past its start fails the
