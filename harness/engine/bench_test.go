@@ -198,6 +198,7 @@ type runSpeed struct {
 }
 
 func (r runSpeed) cyclesPerSec() float64 { return float64(r.cycles) / r.wall }
+func (r runSpeed) framesPerSec() float64 { return float64(r.frames) / r.wall }
 
 // ratioCeiling is the best ratio the CPU the harness run spent allows on
 // cpus CPUs, however well its parts overlap: its wall time is at least the
@@ -207,7 +208,6 @@ func ratioCeiling(raw, h runSpeed, cpus int) float64 {
 	wall := max(h.modelCPU, (h.goCPU+h.modelCPU)/float64(cpus))
 	return (float64(h.cycles) / wall) / raw.cyclesPerSec()
 }
-func (r runSpeed) framesPerSec() float64 { return float64(r.frames) / r.wall }
 
 // rawRun runs the model's own loop (sim/raw.cpp) on n frames of size bytes
 // per input port.
