@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rocesim/cosim/harness/engine"
 )
 
 // Long random campaigns of the NIC, run by make soak next to the switch's
@@ -34,6 +36,18 @@ func TestNICSoak(t *testing.T) {
 				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
 				soakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
 			})
+		}
+	}
+}
+
+// Every seed's shape is one the engine runs: its buffers fit each NIC's
+// memory (seed 108's did not, and its runs stopped before starting).
+// Only the shapes are drawn here; make soak runs them.
+func TestSoakShapesFit(t *testing.T) {
+	for seed := uint64(1); seed <= 5000; seed++ {
+		s := newSoakShape(seed, 20000)
+		if !engine.RDMABuffersFit(s.qps, s.outstanding, s.maxSize) || s.outstanding < 1 {
+			t.Fatalf("seed %d: %s: the buffers do not fit", seed, s)
 		}
 	}
 }
@@ -69,6 +83,12 @@ func newSoakShape(seed uint64, messages int) soakShape {
 		imm:         float64(rng.IntN(101)),
 	}
 	s.minSize = pick(0, 0, s.maxSize/2)
+	// The buffers must fit each NIC's memory: fewer outstanding messages
+	// when they would not (seed 108 drew 16 QPs, 32 outstanding and 64 KiB:
+	// 160 MiB, and every run of it stopped before starting).
+	for s.outstanding > 1 && !engine.RDMABuffersFit(s.qps, s.outstanding, s.maxSize) {
+		s.outstanding /= 2
+	}
 	// The ACK timer must outlast the queue a request may wait behind: every
 	// QP's outstanding messages at their largest, at 64 bits (8 bytes a
 	// cycle), twice over. A shorter one expires while the answers are on

@@ -150,11 +150,20 @@ const rdmaBase = 0x1000_0000
 // maxRDMAMemory bounds one NIC's buffers: they are all written at the start.
 const maxRDMAMemory = 64 << 20
 
+// rdmaStride is the room of one message buffer: maxSize bytes rounded up
+// to a cache line.
+func rdmaStride(maxSize int) uint64 { return (uint64(max(maxSize, 1)) + 63) &^ 63 }
+
+// rdmaBuffers is what a workload's buffers take of each NIC's memory.
+func rdmaBuffers(qps, outstanding, maxSize int) uint64 {
+	return numAreas * uint64(qps) * uint64(outstanding) * rdmaStride(maxSize)
+}
+
 func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz uint64) (*rdma, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x5d3a0000+uint64(i)))
 	x := &rdma{name: fmt.Sprintf("rdma%d", i), w: w, hostLatency: w.HostLatency}
-	stride := (uint64(max(w.MaxSize, 1)) + 63) &^ 63
-	size := numAreas * uint64(w.QPs) * uint64(w.Outstanding) * stride
+	stride := rdmaStride(w.MaxSize)
+	size := rdmaBuffers(w.QPs, w.Outstanding, w.MaxSize)
 	if size > maxRDMAMemory {
 		return nil, fmt.Errorf("rdma[%d]: the buffers need %d MiB per NIC (5 x qps x outstanding x max_size), at most %d: lower one of them",
 			i, size>>20, maxRDMAMemory>>20)
