@@ -28,15 +28,18 @@ import (
 //
 // Each ring has one writer and one reader. The writer copies bytes in and
 // publishes its position (tail); the reader copies them out and publishes
-// its own (head). A reader that finds its ring empty raises its sleep flag,
-// looks once more, and blocks reading the socket; a writer that publishes
-// bytes and finds the flag raised lowers it and sends one byte, the
-// doorbell. (Flag then second look on one side, publish then flag on the
-// other, all sequentially consistent: one of the two sees the other.) A
-// writer that finds its ring full polls for room, at most every
-// shmMaxPoll: the reader never rings for room, and a full ring is rare.
+// its own (head). The model, reading, publishes its head only every
+// eighth of the ring, before it waits and before it runs a window: one
+// store a message was a shared cache line written twice a frame. A reader
+// that finds its ring empty raises its sleep flag, looks once more, and
+// blocks reading the socket; a writer that publishes bytes and finds the
+// flag raised lowers it and sends one byte, the doorbell. (Flag then
+// second look on one side, publish then flag on the other, all
+// sequentially consistent: one of the two sees the other.) A writer that
+// finds its ring full polls for room, at most every shmMaxPoll: the reader
+// never rings for room, and a full ring is rare.
 //
-// The layout is shared with sim/socket.cpp (RingConn there):
+// The layout is shared with sim/socket.cpp (Ring and RingMap there):
 //
 //	0      ring 0 (harness to model): tail u64
 //	64                                head u64

@@ -101,7 +101,7 @@ int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make) {
                 bytes_out += f.data.size();
             }
             sim.accepts.clear();
-            sim.recycle_frames();
+            sim.recycle_frames(sim.frames);
             if (all_sent && !sim.busy()) break;
             if (sim.now() - last_progress > kStuckCycles) {
                 std::fprintf(stderr, "%s: no frame moved for %" PRIu64 " cycles (cycle %" PRIu64 ")\n",

@@ -70,8 +70,92 @@ const char* type_name(uint16_t t) {
 // The failure was already sent as ERROR and printed; just exit 1.
 struct Reported {};
 
+// Out is outgoing messages, sent with one write. A FRAME's bytes are not
+// copied in: the message refers to its OutFrame, which the Out holds
+// (frames) until the bytes are written, and whose buffer goes back to the
+// Sim's pool afterwards (reset): a long frame crosses into the ring in
+// one copy, not two (into the reply, then the reply into the ring).
+class Out {
+public:
+    template <class Body>
+    void add(MsgType type, uint16_t flags, uint64_t cycle, const Body& body, const void* tail = nullptr,
+             size_t tail_len = 0) {
+        head(type, flags, cycle, body, tail_len);
+        if (tail_len != 0) append(tail, tail_len);
+    }
+    // Adds a FRAME for frames[i], referring to its bytes (copying them if
+    // it is short: a piece of its own costs more than such a copy).
+    void add_frame(size_t i) {
+        const OutFrame& f = frames[i];
+        head(kFrame, f.bad ? kFrameBad : 0, f.cycle, FrameBody{f.port, 0, f.seq, f.last_cycle}, f.data.size());
+        if (f.data.size() < kMinRef) {
+            append(f.data.data(), f.data.size());
+            return;
+        }
+        refs_.push_back(Ref{buf_.size(), i});
+        size_ += f.data.size();
+    }
+    // Appends o's messages (which must refer to no frame).
+    void append_all(const Out& o) { append(o.buf_.data(), o.buf_.size()); }
+    size_t size() const { return size_; }
+    // Writes every message, in order, with one call.
+    void write(Conn& c) {
+        spans_.clear();
+        size_t at = 0;
+        for (const Ref& r : refs_) {
+            spans_.push_back(Span{buf_.data() + at, r.at - at});
+            spans_.push_back(Span{frames[r.frame].data.data(), frames[r.frame].data.size()});
+            at = r.at;
+        }
+        spans_.push_back(Span{buf_.data() + at, buf_.size() - at});
+        c.write(spans_.data(), spans_.size());
+    }
+    // Empties this, giving the frames' buffers back to sim.
+    void reset(Sim& sim) {
+        sim.recycle_frames(frames);
+        buf_.clear();
+        refs_.clear();
+        size_ = 0;
+    }
+    void swap(Out& o) noexcept {
+        frames.swap(o.frames);
+        buf_.swap(o.buf_);
+        refs_.swap(o.refs_);
+        spans_.swap(o.spans_);
+        std::swap(size_, o.size_);
+    }
+
+    std::vector<OutFrame> frames;  // those the FRAME messages refer to
+
+private:
+    static constexpr size_t kMinRef = 512;  // bytes
+
+    struct Ref {
+        size_t at;     // the frame's bytes follow buf_[0, at)
+        size_t frame;  // index in frames
+    };
+
+    template <class Body>
+    void head(MsgType type, uint16_t flags, uint64_t cycle, const Body& body, size_t tail_len) {
+        static_assert(std::is_trivially_copyable<Body>::value, "message bodies are plain structs");
+        const MsgHeader h{uint16_t(type), flags, uint32_t(sizeof(Body) + tail_len), cycle};
+        append(&h, sizeof h);
+        append(&body, sizeof body);
+    }
+    void append(const void* p, size_t n) {
+        const auto* b = static_cast<const uint8_t*>(p);
+        buf_.insert(buf_.end(), b, b + n);
+        size_ += n;
+    }
+
+    std::vector<uint8_t> buf_;  // the messages but for the frames' bytes
+    std::vector<Ref> refs_;
+    std::vector<Span> spans_;  // write()'s, kept for its capacity
+    size_t size_ = 0;          // bytes in all
+};
+
 // Writer writes the model's messages to the harness from a thread of its
-// own, in the order they were handed over. At most one buffer waits while
+// own, in the order they were handed over. At most one Out waits while
 // another is written, so a model is at most two replies ahead of the
 // harness's reads. A failed write ends the writing; the next send throws
 // it as PeerGone.
@@ -82,39 +166,38 @@ public:
     Writer& operator=(const Writer&) = delete;
     ~Writer() { finish(); }
 
-    // Hands over buf's bytes (waiting while the buffer before still waits)
-    // and gives buf back empty, with the capacity of one written before.
-    // A small buffer with nothing ahead of it is written at once: it fits
+    // Hands over out's messages (waiting while the Out before still waits)
+    // and gives out back written: either itself or one handed over before,
+    // whose frames the caller gives back (Out::reset).
+    // A small Out with nothing ahead of it is written at once: it fits
     // the socket's buffer, and waking the thread would only add latency
-    // (a live bridge waits for every reply). So is any buffer the ring to
+    // (a live bridge waits for every reply). So is any Out the ring to
     // the harness has room for, since copying it there cannot wait: handed
     // to the thread, a reply cost the model a wake-up and a copy on another
     // CPU, and switch4_512 with 64-byte frames (replies of about 100 KiB)
     // took 0.46-0.48 us of model CPU a frame instead of 0.54-0.70 in
     // BenchmarkHarnessVsRaw (three alternating pairs).
-    void send(std::vector<uint8_t>& buf) {
+    void send(Out& out) {
         std::unique_lock<std::mutex> lk(mu_);
         // The thread's state first: write_room reads the ring's position,
         // which only an idle writer leaves alone.
         if (!waiting_ && !writing_ && error_.empty() &&
-            (buf.size() <= kDirect || buf.size() <= conn_.write_room())) {
+            (out.size() <= kDirect || out.size() <= conn_.write_room())) {
             lk.unlock();  // only this thread hands over: the writer stays idle
             try {
-                conn_.write(buf.data(), buf.size());
+                out.write(conn_);
             } catch (const std::exception& e) {
                 lk.lock();
                 error_ = e.what();
                 throw;
             }
-            buf.clear();
             return;
         }
         cv_.wait(lk, [this] { return !waiting_; });
         if (!error_.empty()) throw PeerGone(error_);
-        waiting_buf_.swap(buf);
+        waiting_out_.swap(out);
         waiting_ = true;
-        buf.swap(spare_);
-        buf.clear();
+        out.swap(spare_);
         cv_.notify_all();
     }
     // Writes what is left and ends the thread; never throws.
@@ -136,8 +219,8 @@ private:
         for (;;) {
             cv_.wait(lk, [this] { return waiting_ || stop_; });
             if (!waiting_) return;  // stopped with nothing left
-            std::vector<uint8_t> buf;
-            buf.swap(waiting_buf_);
+            Out out;
+            out.swap(waiting_out_);
             waiting_ = false;
             writing_ = true;
             const bool failed = !error_.empty();
@@ -146,14 +229,14 @@ private:
             std::string err;
             if (!failed) {
                 try {
-                    conn_.write(buf.data(), buf.size());
+                    out.write(conn_);
                 } catch (const std::exception& e) {
                     err = e.what();
                 }
             }
             lk.lock();
             if (error_.empty()) error_ = err;
-            if (buf.capacity() > spare_.capacity()) spare_.swap(buf);
+            spare_.swap(out);  // its frames go back to the pool with the next send's
             writing_ = false;
             cv_.notify_all();
         }
@@ -162,37 +245,13 @@ private:
     Conn& conn_;
     std::mutex mu_;
     std::condition_variable cv_;
-    std::vector<uint8_t> waiting_buf_;  // handed over, not yet taken by the thread
-    std::vector<uint8_t> spare_;        // the largest written buffer, for reuse
+    Out waiting_out_;  // handed over, not yet taken by the thread
+    Out spare_;        // the last one written, for reuse
     bool waiting_ = false;
     bool writing_ = false;
     bool stop_ = false;
     std::string error_;  // the first failed write's
     std::thread thread_;  // last: it starts with everything above ready
-};
-
-// A buffer of outgoing messages, sent with one write.
-class Out {
-public:
-    template <class Body>
-    void add(MsgType type, uint16_t flags, uint64_t cycle, const Body& body, const void* tail = nullptr,
-             size_t tail_len = 0) {
-        static_assert(std::is_trivially_copyable<Body>::value, "message bodies are plain structs");
-        const MsgHeader h{uint16_t(type), flags, uint32_t(sizeof(Body) + tail_len), cycle};
-        append(&h, sizeof h);
-        append(&body, sizeof body);
-        if (tail_len != 0) append(tail, tail_len);
-    }
-    void send(Writer& w) { w.send(buf_); }
-    void clear() { buf_.clear(); }
-    void append_all(const Out& o) { buf_.insert(buf_.end(), o.buf_.begin(), o.buf_.end()); }
-
-private:
-    void append(const void* p, size_t n) {
-        const auto* b = static_cast<const uint8_t*>(p);
-        buf_.insert(buf_.end(), b, b + n);
-    }
-    std::vector<uint8_t> buf_;
 };
 
 class Session {
@@ -253,7 +312,7 @@ void Session::send_error(uint32_t code, const std::string& text) {
         Out o;
         const uint64_t cycle = model_.started() ? model_.sim().now() : 0;
         o.add(kError, 0, cycle, ErrorBody{code, uint32_t(text.size())}, text.data(), text.size());
-        o.send(writer_);
+        writer_.send(o);
     } catch (const std::exception&) {
         // The harness is gone too; stderr has the reason.
     }
@@ -268,8 +327,11 @@ void Session::read_msg(MsgHeader& h, bool eof_ok_at_start) {
         throw ProtoError(kErrProtocol, std::string(type_name(h.type)) + " message of " + std::to_string(h.len) +
                                            " body bytes is over the limit of " + std::to_string(kMaxBody + 64));
     }
-    body_.resize(h.len);
-    if (h.len != 0) conn_.read(body_.data(), h.len, false);
+    // A FRAME's bytes stay in the stream until frame() reads them into
+    // the frame's own buffer.
+    const size_t n = h.type == kFrame ? std::min<size_t>(h.len, sizeof(FrameBody)) : h.len;
+    body_.resize(n);
+    if (n != 0) conn_.read(body_.data(), n, false);
 }
 
 void Session::harness_error(const MsgHeader& h) {
@@ -295,7 +357,7 @@ void Session::hello() {
     b.text_len = uint32_t(text.size());
     Out o;
     o.add(kHello, 0, 0, b, text.data(), text.size());
-    o.send(writer_);
+    writer_.send(o);
 }
 
 void Session::start(const MsgHeader& h) {
@@ -360,7 +422,7 @@ void Session::frame(const MsgHeader& h) {
     in.seq = f.seq;
     in.bad = (h.flags & kFrameBad) != 0;
     in.data = model_.sim().frame_buffer();
-    in.data.assign(body_.begin() + sizeof f, body_.end());
+    conn_.read_append(in.data, n);
     model_.sim().push_frame(f.port, std::move(in));
 }
 
@@ -413,6 +475,7 @@ void Session::run_window(const MsgHeader& h) {
         throw ProtoError(kErrProtocol, "RUN to cycle " + std::to_string(h.cycle) + " but the model is at cycle " +
                                            std::to_string(sim.now()));
     }
+    conn_.release();  // the harness may send the next window's frames meanwhile
     // A failing DUT still gets its results up to the failing cycle sent,
     // followed by ERROR in place of DONE, so the harness can show them.
     std::string failure;
@@ -425,30 +488,29 @@ void Session::run_window(const MsgHeader& h) {
     for (const Accept& a : sim.accepts) {
         reply_.add(kAccept, 0, a.first_cycle, AcceptBody{a.port, 0, a.seq, a.last_cycle});
     }
-    for (const OutFrame& f : sim.frames) {
-        reply_.add(kFrame, f.bad ? kFrameBad : 0, f.cycle, FrameBody{f.port, 0, f.seq, f.last_cycle}, f.data.data(), f.data.size());
-    }
+    reply_.frames.swap(sim.frames);  // empty since the last reply's reset
+    for (size_t i = 0; i < reply_.frames.size(); ++i) reply_.add_frame(i);
     for (const CsrResult& c : sim.csr_results) reply_.add(kCsrData, 0, c.cycle, CsrBody{c.addr, c.data});
     reply_.append_all(mem_reply_);
     if (!failure.empty()) {
         std::fprintf(stderr, "model %s: error: %s\n", info_.name.c_str(), failure.c_str());
         reply_.add(kError, 0, sim.now(), ErrorBody{kErrModel, uint32_t(failure.size())}, failure.data(),
                    failure.size());
-        reply_.send(writer_);
+        writer_.send(reply_);
         throw Reported();
     }
     DoneBody d{};
-    d.frames_out = uint32_t(sim.frames.size());
+    d.frames_out = uint32_t(reply_.frames.size());
     d.frames_queued = uint32_t(sim.frames_queued());
     d.src_stalls = sim.src_stalls();
     d.sink_stalls = sim.sink_stalls();
     reply_.add(kDone, sim.busy() ? kDoneBusy : 0, sim.now(), d);
-    reply_.send(writer_);
+    writer_.send(reply_);
 
+    reply_.reset(sim);  // this reply's frames, or those of one written before
     sim.accepts.clear();
-    sim.recycle_frames();
     sim.csr_results.clear();
-    mem_reply_.clear();
+    mem_reply_.reset(sim);
 }
 
 bool Session::message(const MsgHeader& h) {
@@ -463,7 +525,7 @@ bool Session::message(const MsgHeader& h) {
             fixed<GoodbyeBody>(h, true);
             Out o;
             o.add(kGoodbye, 0, model_.sim().now(), GoodbyeBody{0, 0});
-            o.send(writer_);
+            writer_.send(o);
             return false;
         }
         case kError: harness_error(h);

@@ -107,9 +107,9 @@ void Sim::run_until(uint64_t end) {
     }
 }
 
-void Sim::recycle_frames() {
-    for (OutFrame& f : frames) pool_.give(std::move(f.data));
-    frames.clear();
+void Sim::recycle_frames(std::vector<OutFrame>& v) {
+    for (OutFrame& f : v) pool_.give(std::move(f.data));
+    v.clear();
 }
 
 size_t Sim::frames_queued() const {

@@ -114,9 +114,9 @@ public:
     // An empty buffer for an input frame's data, recycled when there is one
     // (the frames taken by the DUT and those given back by recycle_frames()).
     std::vector<uint8_t> frame_buffer() { return pool_.take(); }
-    // Clears `frames`, keeping their buffers for frame_buffer() and for the
-    // next output frames.
-    void recycle_frames();
+    // Clears v (frames taken from `frames`), keeping their buffers for
+    // frame_buffer() and for the next output frames.
+    void recycle_frames(std::vector<OutFrame>& v);
     // Queues a CSR access (has_csr() must hold).
     void push_csr(const CsrOp& op) { csr_.push(op); }
 

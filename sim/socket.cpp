@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -275,16 +276,44 @@ bool Conn::read(void* dst, size_t n, bool eof_ok) {
 }
 
 void Conn::write(const void* src, size_t n) {
-    const auto* p = static_cast<const uint8_t*>(src);
-    if (rings_) return ring_write(p, n);
-    while (n > 0) {
-        const ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL);
+    const Span s{static_cast<const uint8_t*>(src), n};
+    write(&s, 1);
+}
+
+void Conn::write(const Span* spans, size_t n) {
+    if (!rings_) return send_all(spans, n);
+    for (size_t i = 0; i < n; ++i) ring_put(spans[i].data, spans[i].len);
+    ring_publish();
+}
+
+// Sends the spans through the socket, as many as a sendmsg takes at a time.
+void Conn::send_all(const Span* spans, size_t n) {
+    constexpr size_t kMaxIov = 64;
+    iovec iov[kMaxIov];
+    size_t i = 0;    // first span not fully sent
+    size_t off = 0;  // bytes of spans[i] already sent
+    while (i < n) {
+        size_t k = 0;
+        for (size_t j = i; j < n && k < kMaxIov; ++j, ++k) {
+            const size_t skip = j == i ? off : 0;
+            iov[k].iov_base = const_cast<uint8_t*>(spans[j].data + skip);
+            iov[k].iov_len = spans[j].len - skip;
+        }
+        msghdr m{};
+        m.msg_iov = iov;
+        m.msg_iovlen = k;
+        ssize_t r = ::sendmsg(fd_, &m, MSG_NOSIGNAL);
         if (r < 0) {
             if (errno == EINTR) continue;
             throw PeerGone(sys_error("writing to the harness"));
         }
-        p += r;
-        n -= size_t(r);
+        // Move past what was sent, including spans of no bytes.
+        while (i < n && size_t(r) >= spans[i].len - off) {
+            r -= ssize_t(spans[i].len - off);
+            off = 0;
+            ++i;
+        }
+        off += size_t(r);
     }
 }
 
@@ -293,9 +322,36 @@ size_t Conn::write_room() const {
     return size_t(out_.size - (out_.pos - load(out_.head)));
 }
 
-// Reads n bytes from the harness's ring; waits for a doorbell when it is
-// empty. The socket's EOF ends the stream once the ring is empty.
+void Conn::release() {
+    if (!rings_ || in_.shown == in_.pos) return;
+    store(in_.head, in_.pos);
+    in_.shown = in_.pos;
+}
+
+// Appends n bytes from the harness to v: a frame's bytes go from the ring
+// straight into its buffer, with no copy in between.
+void Conn::read_append(std::vector<uint8_t>& v, size_t n) {
+    if (!rings_) {
+        const size_t at = v.size();
+        v.resize(at + n);
+        read(v.data() + at, n, false);
+        return;
+    }
+    ring_take(n, false, [&v](const uint8_t* p, size_t k) { v.insert(v.end(), p, p + k); });
+}
+
 bool Conn::ring_read(uint8_t* dst, size_t n, bool eof_ok) {
+    return ring_take(n, eof_ok, [&dst](const uint8_t* p, size_t k) {
+        std::memcpy(dst, p, k);
+        dst += k;
+    });
+}
+
+// Hands the next n bytes of the harness's ring to put, in one or two
+// pieces per batch available; waits for a doorbell when it is empty. The
+// socket's EOF ends the stream once the ring is empty.
+template <class Put>
+bool Conn::ring_take(size_t n, bool eof_ok, Put&& put) {
     Ring& r = in_;
     size_t got = 0;
     while (got < n) {
@@ -304,13 +360,16 @@ bool Conn::ring_read(uint8_t* dst, size_t n, bool eof_ok) {
             const size_t k = size_t(std::min<uint64_t>(avail, n - got));
             const size_t at = size_t(r.pos & (r.size - 1));
             const size_t first = std::min(k, size_t(r.size) - at);
-            std::memcpy(dst + got, r.data + at, first);
-            std::memcpy(dst + got + first, r.data, k - first);
+            put(r.data + at, first);
+            if (k > first) put(r.data, k - first);
             r.pos += k;
-            store(r.head, r.pos);
+            // Publishing the head costs a cache line the harness's writer
+            // reads: do it once per eighth of the ring, and before waiting.
+            if (r.pos - r.shown >= r.size / 8) release();
             got += k;
             continue;
         }
+        release();
         __atomic_store_n(r.sleep, 1u, __ATOMIC_SEQ_CST);
         if (load(r.tail) != r.pos) {
             __atomic_store_n(r.sleep, 0u, __ATOMIC_SEQ_CST);
@@ -331,14 +390,20 @@ bool Conn::ring_read(uint8_t* dst, size_t n, bool eof_ok) {
     return true;
 }
 
-// Writes n bytes into the ring to the harness, ringing when its reader
-// sleeps; waits for room when the ring is full.
-void Conn::ring_write(const uint8_t* src, size_t n) {
+// Copies n bytes into the ring to the harness, publishing them every
+// eighth of the ring (so the harness starts on a long reply early) and
+// before waiting for room when it is full.
+void Conn::ring_put(const uint8_t* src, size_t n) {
     Ring& r = out_;
     uint32_t wait_us = 1;
     while (n > 0) {
-        const uint64_t room = r.size - (r.pos - load(r.head));
+        uint64_t room = r.size - (r.pos - r.peer);
+        if (room < n) {
+            r.peer = load(r.head);
+            room = r.size - (r.pos - r.peer);
+        }
         if (room == 0) {
+            ring_publish();
             wait_room(wait_us);
             continue;
         }
@@ -349,14 +414,22 @@ void Conn::ring_write(const uint8_t* src, size_t n) {
         std::memcpy(r.data + at, src, first);
         std::memcpy(r.data, src + first, k - first);
         r.pos += k;
-        store(r.tail, r.pos);
         src += k;
         n -= k;
-        if (__atomic_exchange_n(r.sleep, 0u, __ATOMIC_SEQ_CST) == 1u) {
-            const uint8_t bell = 1;
-            while (::send(fd_, &bell, 1, MSG_NOSIGNAL) < 0) {
-                if (errno != EINTR) throw PeerGone(sys_error("writing to the harness"));
-            }
+        if (r.pos - r.shown >= r.size / 8) ring_publish();
+    }
+}
+
+// Publishes what ring_put copied, ringing when the harness's reader sleeps.
+void Conn::ring_publish() {
+    Ring& r = out_;
+    if (r.shown == r.pos) return;
+    store(r.tail, r.pos);
+    r.shown = r.pos;
+    if (__atomic_exchange_n(r.sleep, 0u, __ATOMIC_SEQ_CST) == 1u) {
+        const uint8_t bell = 1;
+        while (::send(fd_, &bell, 1, MSG_NOSIGNAL) < 0) {
+            if (errno != EINTR) throw PeerGone(sys_error("writing to the harness"));
         }
     }
 }

@@ -61,6 +61,8 @@ struct Ring {
     uint8_t* data = nullptr;
     uint64_t size = 0;
     uint64_t pos = 0;  // this side's own position
+    uint64_t shown = 0;  // the position last published
+    uint64_t peer = 0;   // the other side's position as last read (a writer's view of head)
 };
 
 // RingMap maps the shared memory the harness passed (--ring-fd) and marks
@@ -83,6 +85,12 @@ private:
     uint64_t size_ = 0;  // of one ring
 };
 
+// Span is a piece of a message stream being written.
+struct Span {
+    const uint8_t* data;
+    size_t len;
+};
+
 // Conn owns a connected socket. Reads are buffered; each write() sends the
 // whole buffer (one reply = one call). With rings, the bytes go through
 // them and the socket carries doorbells only. read() is called from one
@@ -100,8 +108,16 @@ public:
     // first byte and eof_ok, returns false; every other failure throws
     // PeerGone.
     bool read(void* dst, size_t n, bool eof_ok);
+    // Reads exactly n bytes, appending them to v. Throws PeerGone.
+    void read_append(std::vector<uint8_t>& v, size_t n);
+    // Gives the harness's writer the room of everything read so far. Reads
+    // publish it only now and then; call this before a long stretch of work
+    // without reads.
+    void release();
     // Sends n bytes from src (the caller keeps src). Throws PeerGone.
     void write(const void* src, size_t n);
+    // Sends the n spans' bytes, in order, as one write. Throws PeerGone.
+    void write(const Span* spans, size_t n);
     // How many bytes a write takes now without waiting: the free space of
     // the ring to the harness, 0 without rings. Not while a write runs.
     size_t write_room() const;
@@ -109,7 +125,11 @@ public:
 private:
     size_t fill();  // one recv into buf_; 0 on EOF
     bool ring_read(uint8_t* dst, size_t n, bool eof_ok);
-    void ring_write(const uint8_t* src, size_t n);
+    template <class Put>
+    bool ring_take(size_t n, bool eof_ok, Put&& put);
+    void ring_put(const uint8_t* src, size_t n);
+    void ring_publish();
+    void send_all(const Span* spans, size_t n);
     void wait_room(uint32_t& wait_us);  // the ring to the harness is full
 
     int fd_;
