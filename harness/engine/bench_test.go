@@ -90,6 +90,9 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		require.NoError(b, pcapio.WritePcap(path, frames))
 		toml += fmt.Sprintf("[[traffic]]\nkind = \"pcap\"\nto = \"dut.in%d\"\nfile = %q\n", port, path)
 	}
+	// The stimulus reaches the disk now, not while the first round writes
+	// its captures: at 1500 bytes it is over a gigabyte.
+	syscall.Sync()
 	sc := parse(b, toml)
 	cfg := engine.Config{Scenario: sc, Seed: 1, ModelDir: dir}
 	if w := os.Getenv("COSIM_BENCH_MAX_WINDOW"); w != "" { // for studies: the harness's window bound
