@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -123,7 +124,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	// whatever else the machine is doing; every figure is the median over
 	// the rounds, the ratio the median of each round's own ratio.
 	var raw, harness []runSpeed
-	var ratios, frameRatios, ceilings []float64
+	var ratios, frameRatios, ceilings, modelBounds []float64
 	for round := range rounds {
 		b.StopTimer()
 		r := rawRun(b, engine.ModelPath(dir, top, width), n, size)
@@ -143,6 +144,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 		ratios = append(ratios, h.cyclesPerSec()/r.cyclesPerSec())
 		frameRatios = append(frameRatios, h.framesPerSec()/r.framesPerSec())
 		ceilings = append(ceilings, ratioCeiling(r, h, runtime.NumCPU()))
+		modelBounds = append(modelBounds, ratioCeiling(r, h, math.MaxInt32))
 		b.Logf("N=%d round %d: raw %d cycles in %.3fs; harness %d cycles in %.3fs, %d windows; CPU go %.3fs model %.3fs; waited for models %.3fs, checking %.3fs, stimulus %.3fs",
 			n, round, r.cycles, r.wall, h.cycles, h.wall, h.windows, h.goCPU, h.modelCPU,
 			h.waited.Models, h.waited.Checking, h.waited.Stimulus)
@@ -161,6 +163,9 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	b.ReportMetric(median(ratios), "ratio")
 	b.ReportMetric(median(frameRatios), "frames_ratio")
 	b.ReportMetric(median(ceilings), "ratio_ceiling")
+	// The same with as many CPUs as the Go side could use: bound by the
+	// model's own CPU alone, its RTL and its end of the protocol.
+	b.ReportMetric(median(modelBounds), "ratio_model_bound")
 	b.ReportMetric(med(func(r runSpeed) float64 { return float64(r.windows) / r.wall }, harness), "windows/s")
 	// Where the harness's wall time goes: CPU of the Go side (this
 	// process: sources, golden, scoreboard, pcapng, protocol) and of the
