@@ -275,11 +275,6 @@ bool Conn::read(void* dst, size_t n, bool eof_ok) {
     return true;
 }
 
-void Conn::write(const void* src, size_t n) {
-    const Span s{static_cast<const uint8_t*>(src), n};
-    write(&s, 1);
-}
-
 void Conn::write(const Span* spans, size_t n) {
     if (!rings_) return send_all(spans, n);
     for (size_t i = 0; i < n; ++i) ring_put(spans[i].data, spans[i].len);

@@ -91,8 +91,8 @@ struct Span {
     size_t len;
 };
 
-// Conn owns a connected socket. Reads are buffered; each write() sends the
-// whole buffer (one reply = one call). With rings, the bytes go through
+// Conn owns a connected socket. Reads are buffered; each write() sends
+// all its spans (one reply = one call). With rings, the bytes go through
 // them and the socket carries doorbells only. read() is called from one
 // thread and write() from another.
 class Conn {
@@ -114,8 +114,6 @@ public:
     // publish it only now and then; call this before a long stretch of work
     // without reads.
     void release();
-    // Sends n bytes from src (the caller keeps src). Throws PeerGone.
-    void write(const void* src, size_t n);
     // Sends the n spans' bytes, in order, as one write. Throws PeerGone.
     void write(const Span* spans, size_t n);
     // How many bytes a write takes now without waiting: the free space of
