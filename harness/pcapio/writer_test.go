@@ -100,6 +100,23 @@ func TestCycleTime(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// The cycle comments' numbers are patched from the one before when only
+// the last two digits change: every step must give strconv's digits.
+func TestCycleDigits(t *testing.T) {
+	cycles := []uint64{0, 5, 99, 100, 101, 100, 199, 200, 99, 100, 999, 1000, 1000, 1099, 1100, 1098,
+		12345, 12399, 12300, 12400, 1 << 40, 1<<40 + 7, 1<<40 - 1, math.MaxUint64 - 1, math.MaxUint64, 3}
+	for c := uint64(9_999_950); c < 10_000_050; c += 3 { // up across a power of ten
+		cycles = append(cycles, c)
+	}
+	for c := uint64(10_000_050); c > 9_999_950; c -= 7 { // and down again
+		cycles = append(cycles, c)
+	}
+	var d cycleDigits
+	for _, c := range cycles {
+		require.Equal(t, itoa(c), string(d.format(c)), "after %d", d.cycle)
+	}
+}
+
 // ngInterface is the interface LinkWriter declares, as pcapgo spells it.
 func ngInterface(name string) pcapgo.NgInterface {
 	return pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeEthernet, TimestampResolution: 9}
