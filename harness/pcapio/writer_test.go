@@ -112,8 +112,8 @@ func TestCycleDigits(t *testing.T) {
 		cycles = append(cycles, c)
 	}
 	var d cycleDigits
-	for _, c := range cycles {
-		require.Equal(t, itoa(c), string(d.format(c)), "after %d", d.cycle)
+	for i, c := range cycles {
+		require.Equal(t, itoa(c), string(d.format(c)), "step %d, after %v", i, cycles[max(i-1, 0):i])
 	}
 }
 
