@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/engine"
@@ -115,47 +113,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// printCounters prints each model's non-zero DUT counters on one line,
-// summed over ports and QPs ("port2.drop_tail[3]" counts into "drop_tail",
-// "qp5.tx_packets" into "tx_packets"), with "!" after any that differs
-// from the golden model.
-func printCounters(w io.Writer, sum *engine.Summary) {
-	models := make([]string, 0, len(sum.Counters))
-	for m := range sum.Counters {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, m := range models {
-		total := map[string]uint64{}
-		differ := map[string]bool{}
-		for name, p := range sum.Counters[m] {
-			key := name
-			if i := strings.IndexByte(name, '.'); i > 0 && (strings.HasPrefix(name, "port") || strings.HasPrefix(name, "qp")) {
-				key = name[i+1:]
-			}
-			if i := strings.IndexByte(key, '['); i > 0 {
-				key = key[:i]
-			}
-			total[key] += p.DUT
-			differ[key] = differ[key] || p.DUT != p.Golden
-		}
-		names := make([]string, 0, len(total))
-		for k, v := range total {
-			if v != 0 || differ[k] {
-				names = append(names, k)
-			}
-		}
-		sort.Strings(names)
-		var b strings.Builder
-		for _, k := range names {
-			mark := ""
-			if differ[k] {
-				mark = "!"
-			}
-			fmt.Fprintf(&b, " %s %d%s", k, total[k], mark)
-		}
-		fmt.Fprintf(w, "  %s:%s\n", m, b.String())
-	}
 }

@@ -26,7 +26,9 @@ func printSummary(w io.Writer, sum *engine.Summary) {
 	if len(sum.Workload) > 0 {
 		fmt.Fprintf(w, "workload failures %d (listed above and in summary.json)\n", len(sum.Workload))
 	}
-	printCounters(w, sum)
+	for _, l := range sum.CounterLines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	names := make([]string, 0, len(sum.Taps))
 	for n := range sum.Taps {
 		names = append(names, n)

@@ -78,8 +78,10 @@ func runWithin(tb testing.TB, cfg engine.Config, bound time.Duration) (*engine.S
 	s, err := engine.Run(ctx, cfg)
 	tb.Logf("%s seed %d: %.2fs", cfg.Scenario.Name, cfg.Seed, time.Since(start).Seconds())
 	if s != nil {
-		tb.Logf("cycles %d windows %d in %d out %d matched %d mismatched %d missing %d unexpected %d drops %v faults %v counters %v",
-			s.Cycles, s.Windows, s.FramesIn, s.FramesOut, s.Matched, s.Mismatched, s.Missing, s.Unexpected, s.Drops, s.Faults, s.Counters)
+		tb.Logf("cycles %d windows %d in %d out %d matched %d mismatched %d missing %d unexpected %d drops %v faults %v",
+			s.Cycles, s.Windows, s.FramesIn, s.FramesOut, s.Matched, s.Mismatched, s.Missing, s.Unexpected, s.Drops, s.Faults)
+		// Summed, non-zero, "!" where one differs; requirePass names it.
+		tb.Logf("counters %s", strings.Join(s.CounterLines(), "; "))
 	}
 	return s, err
 }
