@@ -1,5 +1,8 @@
 package behaviour
 
+// Long file: a table of data, one case per rule, read by rule rather than
+// from top to bottom; splitting it would only scatter the rules.
+
 // The cases, one per rule of golden/rc's doc.go; each names the rule it
 // pins and its source.
 
