@@ -19,17 +19,16 @@ SIM_DIR        ?= sim
 SIM_MODELS_DIR ?= $(BUILD)/models
 SIM_RAW_FRAMES ?= 200000
 
-# No --threads: on two cores it made a small model 45x slower (switch4_512
-# 3x slower). Tracing is compiled in (--trace-fst) and opened only on
-# request; unopened it costs a few stores per eval. -O3 (which inlines every
-# module) gains nothing over the default once the switch inlines its egress
-# itself, nor does OPT_FAST=-O3.
+# No --threads, and the default optimisation (OPT_FAST=-O2): both measured
+# against their alternatives with make models-bench (harness/PERFORMANCE.md).
+# Tracing is compiled in (--trace-fst) and opened only on request; unopened
+# it costs a few stores per eval.
 SIM_VFLAGS := --cc --exe --build -Wall --assert -x-assign fast --trace-fst \
               -MAKEFLAGS OPT_FAST=-O2 -j 2 -Irtl/common
 # Verilator's own make compiles through ccache when it is there: models
 # built again (a mutant, a clean build) reuse every object whose source
-# did not change, the sim library's above all: a switch mutant builds in
-# 6 s instead of 23.
+# did not change, the sim library's above all (build times in
+# harness/PERFORMANCE.md).
 SIM_OBJCACHE ?= $(shell command -v ccache 2>/dev/null)
 # hooks.cpp replaces Verilator's $finish/$stop/fatal handlers.
 SIM_CFLAGS := -std=c++17 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -I$(abspath $(SIM_DIR))
@@ -192,7 +191,7 @@ $(eval $(call sim_nic,nic_512,512))
 # keep their defaults (QUEUES=8 MTU_MAX=2048 SLOTS=64 BUF_BYTES=16384
 # MAC_ENTRIES=64).
 # SIM_SWITCH_DIR may point elsewhere: the mutation test builds copies of
-# rtl/switch with one bug planted (harness/engine/switch_mutants_test.go).
+# rtl/switch with one bug planted (the mutation campaign, rtl/switch/tb/README.md).
 SIM_SWITCH_DIR ?= rtl/switch
 SIM_SWITCH_RTL := $(addprefix $(SIM_SWITCH_DIR)/,eth_switch.sv switch_ingress.sv switch_buffer.sv switch_mac_table.sv \
                   switch_decide.sv switch_pfc_ctl.sv switch_egress.sv switch_csr.sv)
@@ -275,13 +274,10 @@ endef
 # train it, one per `;`) is built instrumented, run on them, and built
 # again from that profile with link-time optimisation; with SIM_PGO=0 (the
 # mutation campaigns: each mutant is built once and run briefly) it is
-# built as any other model. Raw cycles/s on this project's 2-vCPU
-# machine, best of 7, switch4_64: 64 B frames 2.38 -> 3.17 M, 1500 B 3.01
-# -> 4.05 M; switch4_512: 1.02 -> 1.15 M, 2.67 -> 3.39 M. Through the
-# harness TestSwitchRandom100k takes 3.6 s instead of 4.5, and
-# TestSwitchIncastPFC, whose PFC and ECN paths the training never takes,
-# 0.97 s instead of 1.06: functions the training never ran are compiled as
-# without a profile (-fprofile-partial-training). The profile lives in
+# built as any other model. Functions the training never ran are compiled
+# as without a profile (-fprofile-partial-training). Invariant: more raw
+# cycles/s than without, measured by make models-bench style --raw runs
+# (harness/PERFORMANCE.md, profile feedback). The profile lives in
 # NAME/pgo; the objects of one stage are removed before the other (make
 # would keep them, as their sources did not change), ccache keeps both.
 SIM_PGO ?= 1

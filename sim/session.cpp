@@ -172,11 +172,9 @@ public:
     // A small Out with nothing ahead of it is written at once: it fits
     // the socket's buffer, and waking the thread would only add latency
     // (a live bridge waits for every reply). So is any Out the ring to
-    // the harness has room for, since copying it there cannot wait: handed
-    // to the thread, a reply cost the model a wake-up and a copy on another
-    // CPU, and switch4_512 with 64-byte frames (replies of about 100 KiB)
-    // took 0.46-0.48 us of model CPU a frame instead of 0.54-0.70 in
-    // BenchmarkHarnessVsRaw (three alternating pairs).
+    // the harness has room for, since copying it there cannot wait.
+    // Invariant: less model CPU per frame than handing it to the thread,
+    // measured by BenchmarkHarnessVsRaw (harness/PERFORMANCE.md).
     void send(Out& out) {
         std::unique_lock<std::mutex> lk(mu_);
         // The thread's state first: write_room reads the ring's position,

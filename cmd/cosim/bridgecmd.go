@@ -95,7 +95,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // noBoostHelp is --no-boost of the live commands.
-const noBoostHelp = "while hosts stream, keep Go on the CPUs the models leave and the models at their priority (see README, cosim bridge)"
+const noBoostHelp = "while hosts stream, keep Go on the CPUs the models leave and the models at their priority (see harness/bridge/README.md)"
 
 // noPcapHelp is --no-pcap of the live commands.
 const noPcapHelp = "write no pcapng per link, only the recording (its replay writes them): a long session would write every frame three times"
@@ -122,7 +122,7 @@ func permissionHint(err error) string {
 	if !errors.Is(err, tap.ErrPermission) {
 		return ""
 	}
-	return "\n(without root: set up a persistent TAP once as root, with create = true, persist = true and owner = your uid in its [[tap]]; later runs as that user attach to it: README.md, Bridging without root)"
+	return "\n(without root: set up a persistent TAP once as root, with create = true, persist = true and owner = your uid in its [[tap]]; later runs as that user attach to it: harness/bridge/README.md, Bridging without root)"
 }
 
 func orNone(s string) string {
@@ -135,12 +135,11 @@ func orNone(s string) string {
 // liveProcs leaves a CPU to each model process of a live session, unless
 // GOMAXPROCS is set: in real time the models simulate while the harness
 // works, and Go threads woken for every goroutine hand-off (a frame
-// crosses several) took the CPU a model needed. On the 2-core development
-// machine, with one P: tap-demo iperf3 346-354 Mbit/s against 311-343
-// and a p99 RTT of 1.0-2.1 ms against 2.8-3.3; BenchmarkLive stream
-// 469-587 Mbit/s against 370-457. With boost, it returns the session's
-// bridge.Boost: every CPU for Go while hosts stream, with the models at
-// nice -19 so that Go never takes their CPU.
+// crosses several) would take the CPU a model needs. With boost, it
+// returns the session's bridge.Boost: every CPU for Go while hosts stream,
+// with the models at nice -19 so that Go never takes their CPU.
+// Invariant: faster than Go on every CPU, measured by BenchmarkLive and
+// make tap-demo (harness/PERFORMANCE.md).
 func liveProcs(models int, boost bool) bridge.Boost {
 	var b bridge.Boost
 	if os.Getenv("GOMAXPROCS") == "" {

@@ -194,9 +194,8 @@ func (d *tapDemo) start() error {
 // tapDemoQueue is each tap's queue in the demo: 4096 frames, 5.9 MB of
 // TCP payload, more than the 4 MB a Linux sender keeps unacknowledged at
 // most (tcp_wmem), so that CUBIC, which fills a queue until it overflows,
-// finds no end to it. With the default 1024 it overflowed 27 to 198 times
-// a stream, each drop counted and retransmitted; with 4096 none, at the
-// same speed (three alternating pairs).
+// finds no end to it. Invariant: no queue_full drop in a stream, measured
+// by make tap-demo (harness/PERFORMANCE.md).
 const tapDemoQueue = 4096
 
 // scenario is the demo's: the switch, its ports on h1..h4.

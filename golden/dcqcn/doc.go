@@ -19,7 +19,7 @@
 //
 // A NotificationPoint (NP) is the per-QP state at the receiver. The
 // responder calls Allow(now, interval) for every CE-marked packet of the QP
-// and sends a CNP (PROTOCOL-NOTES section 6) only when it returns true.
+// and sends a CNP (IBA annex A17.9) only when it returns true.
 //
 // Config holds the parameters, shared by all QPs; DefaultConfig gives the
 // paper's values (sources in config.go) and Validate checks a Config.

@@ -9,7 +9,7 @@ const (
 	// Receive, before a QP is known (node counters).
 	RxNotRoCE      Counter = iota // not an IPv4/UDP 4791 frame
 	RxMalformed                   // truncated or inconsistent lengths
-	RxBadICRC                     // ICRC wrong: dropped silently (PROTOCOL-NOTES 3)
+	RxBadICRC                     // ICRC wrong: dropped silently (IBA annex A17.3.3)
 	RxWrongAddress                // MAC or IP not this node's
 	RxBadHeader                   // TVer not 0, P_Key not the default, not RC
 	RxUnknownQP                   // DestQP not set up

@@ -28,7 +28,7 @@
 //
 // Each rule names the test that pins it (TestBehaviour/<case> in
 // behaviour_test.go, the others in pair_test.go and targeted_test.go).
-// Sources: PROTOCOL-NOTES sections 4 to 6; rxe_req.c, rxe_resp.c,
+// Sources: IBA 9.7 and annex A17.9; rxe_req.c, rxe_resp.c,
 // rxe_comp.c (read for the rules, not copied).
 //
 // Requester:

@@ -8,7 +8,7 @@ import (
 )
 
 // Layout of every frame a node sends: Ethernet II, IPv4 without options,
-// UDP, BTH (PROTOCOL-NOTES 1 and 2).
+// UDP, BTH (IBA annex A17 and 9.2).
 const (
 	ethLen   = 14
 	ipv4Len  = 20

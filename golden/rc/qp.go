@@ -214,7 +214,7 @@ func (q *qp) postRecv(rr RecvRequest, now uint64) error {
 }
 
 // npkts is the number of PSNs a message of length bytes uses: one per
-// packet, at least one (PROTOCOL-NOTES 5).
+// packet, at least one (IBA 9.7).
 func npkts(length uint32, pmtu int) uint32 {
 	if length == 0 {
 		return 1

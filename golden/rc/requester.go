@@ -105,7 +105,7 @@ func (r *requester) next(q *qp, p *txPacket, now uint64) {
 	p.psn = r.cursor
 	if w.wr.Op == OpRead {
 		// A READ asks for everything from the cursor on (a partly answered
-		// READ is re-requested for the rest, PROTOCOL-NOTES 5).
+		// READ is re-requested for the rest, IBA 9.7).
 		off := i * pmtu
 		p.op = roce.RCReadRequest
 		p.ackReq = true
@@ -140,7 +140,7 @@ func (r *requester) next(q *qp, p *txPacket, now uint64) {
 	}
 }
 
-// opFor is the requester's opcode choice (PROTOCOL-NOTES 4): ONLY when the
+// opFor is the requester's opcode choice (IBA 9.7.4): ONLY when the
 // message fits one packet, else FIRST, MIDDLE..., LAST; the immediate only
 // on LAST or ONLY.
 func opFor(op Op, first, last bool) roce.OpCode {
@@ -233,8 +233,8 @@ func (r *requester) seek(psn roce.PSN) {
 	}
 }
 
-// retry starts a go-back-N from psn, spending one retry (PROTOCOL-NOTES
-// 5; rxe_comp.c COMPST_ERROR_RETRY), or fails the oldest request when
+// retry starts a go-back-N from psn, spending one retry (IBA 9.7;
+// rxe_comp.c COMPST_ERROR_RETRY), or fails the oldest request when
 // retry_cnt is spent.
 func (q *qp) retry(psn roce.PSN, why Counter, now uint64) {
 	r := &q.req

@@ -251,7 +251,7 @@ func (s *responder) flush(q *qp, now uint64) {
 
 // request handles a request packet (rxe_resp.c order: PSN, opcode
 // sequence, opcode allowed, resources, length, R_Key and range, execute,
-// acknowledge; PROTOCOL-NOTES 5).
+// acknowledge; IBA 9.7).
 func (q *qp) request(b *roce.BTH, now uint64) {
 	s := &q.resp
 	psn, op := b.PSN, b.OpCode

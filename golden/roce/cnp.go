@@ -11,7 +11,7 @@ const CNPLen = 16
 // CNP is the body of a RoCEv2 Congestion Notification Packet (annex
 // A17.9.3): 16 reserved bytes, zero when sent. Its BTH carries opcode 0x81,
 // BECN set, P_Key 0xFFFF, the congested flow's sender QPN as DestQP and PSN 0
-// (PROTOCOL-NOTES section 6).
+// (IBA annex A17.9).
 type CNP struct {
 	layers.BaseLayer
 	Reserved [CNPLen]byte

@@ -14,7 +14,7 @@ import (
 const ICRCLen = 4
 
 // ICRC is the invariant CRC trailer that ends every RoCEv2 packet (IBA
-// annex A17.3.3; PROTOCOL-NOTES section 3). Value is the CRC-32 as computed
+// annex A17.3.3). Value is the CRC-32 as computed
 // by ComputeICRC; on the wire it is little-endian, low byte first, like the
 // Ethernet FCS (rxe_icrc.c, scapy contrib/roce.py).
 type ICRC struct {

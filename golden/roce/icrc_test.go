@@ -32,7 +32,7 @@ func rtRandomIPPacket(r *rand.Rand, v6 bool, ihl, size int) []byte {
 	return p
 }
 
-// rtMaskedICRC is an independent ICRC written from PROTOCOL-NOTES section 3:
+// rtMaskedICRC is an independent ICRC written from IBA annex A17.3.3:
 // CRC-32 IEEE over 8 0xFF bytes and the IP packet with its variant fields
 // set to ones.
 func rtMaskedICRC(pkt []byte) uint32 {
@@ -115,7 +115,7 @@ func TestICRCIPv4IHL10(t *testing.T) {
 }
 
 // rtMasked reports whether bit (0 = LSB) of byte i of an IP packet is
-// masked by the ICRC (PROTOCOL-NOTES section 3).
+// masked by the ICRC (IBA annex A17.3.3).
 func rtMasked(pkt []byte, i, bit int) bool {
 	if pkt[0]>>4 == 6 {
 		switch {

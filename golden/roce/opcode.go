@@ -62,7 +62,7 @@ const (
 	opSendOnlyInv        = 0x17
 )
 
-// RC opcodes (PROTOCOL-NOTES section 4).
+// RC opcodes (IBA table 38).
 const (
 	RCSendFirst          OpCode = opSendFirst
 	RCSendMiddle         OpCode = opSendMiddle
@@ -113,7 +113,7 @@ const (
 	HasCNP
 )
 
-// Payload rules of an opcode (IBA 9.7.4, PROTOCOL-NOTES section 2).
+// Payload rules of an opcode (IBA 9.7.4).
 type PayloadRule uint8
 
 const (

@@ -16,7 +16,7 @@ type rtOpWant struct {
 	payload roce.PayloadRule
 }
 
-// rtOpTable is written by hand from PROTOCOL-NOTES section 4 (RC 0x00-0x14,
+// rtOpTable is written by hand from IBA table 38 (RC 0x00-0x14,
 // CNP 0x81) and, for what the notes leave out, from IBA table 38 / rxe
 // rxe_opcode.c: RC SEND with invalidate (0x16, 0x17, IETH), UC 0x20-0x2B
 // (the RC SEND and RDMA WRITE rows), UD SEND ONLY [with immediate] (0x64,

@@ -390,7 +390,7 @@ func TestOracleScapyToGolden(t *testing.T) {
 	t.Logf("%d scapy frames decoded twice (NewPacket, DecodingLayerParser), %d opcodes", len(lines), len(ops))
 }
 
-// oracleOpcodes are the opcodes of PROTOCOL-NOTES section 4 and IBA table 38
+// oracleOpcodes are the opcodes of IBA table 38
 // that the golden codec must know: RC 0x00-0x14, 0x16, 0x17; UC 0x20-0x2B;
 // UD 0x64, 0x65; CNP 0x81.
 var oracleOpcodes = func() []roce.OpCode {
@@ -566,7 +566,7 @@ func oracleEncode(v *oracleVec, rng *rand.Rand) error {
 }
 
 // oracleUDPLen is the UDP length the vector must have: header, BTH, extension
-// headers, payload, pad and ICRC (PROTOCOL-NOTES section 1).
+// headers, payload, pad and ICRC (IBA annex A17).
 func oracleUDPLen(v *oracleVec) uint64 {
 	n := 8 + roce.BTHLen + len(v.Payload) + len(v.Pad) + roce.ICRCLen
 	for h, l := range oracleExtLen {

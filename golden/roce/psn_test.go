@@ -15,7 +15,7 @@ const (
 	rtPSNHalf = 1 << 23
 )
 
-// rtAfter is the definition of PROTOCOL-NOTES section 5, written the slow
+// rtAfter is the definition of IBA 9.7 (PSNs compared modulo 2^24), written the slow
 // way: a is after b when (a-b) mod 2^24 is in [1, 2^23).
 func rtAfter(a, b roce.PSN) bool {
 	d := ((int64(a)-int64(b))%rtPSNMod + rtPSNMod) % rtPSNMod

@@ -470,7 +470,7 @@ func rtCheckExtLayers(t *testing.T, p gopacket.Packet, f rtFrame) {
 	}
 }
 
-// TestRoundTripCNP checks the CNP of PROTOCOL-NOTES section 6: IP length
+// TestRoundTripCNP checks the CNP of IBA annex A17.9: IP length
 // 60, UDP length 40, byte 4 = 0x40, 16 zero bytes.
 func TestRoundTripCNP(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 60))

@@ -308,7 +308,7 @@ func (c *Checker) checkIP(frame []byte) {
 }
 
 // checkBTH checks the BTH and the payload rules of its opcode
-// (PROTOCOL-NOTES section 2; IBA 9.2 and 9.7.4).
+// (IBA 9.2 and 9.7.4).
 func (c *Checker) checkBTH() {
 	b := &c.bth
 	if b.TVer != 0 {

@@ -13,18 +13,8 @@ import (
 // send at least boostFrames frames a boostTick, Go runs on BusyProcs
 // threads and the model processes at niceness Nice; once they have sent
 // fewer for boostOff, Go is back on IdleProcs threads and the models at
-// the niceness they started with.
-//
-// Why both, on the 2-core development machine (make tap-demo, 512 bits,
-// alternating runs): with one Go thread (a CPU left to the model) the
-// bridge process is the bottleneck of a stream, its thread busy with Go
-// and with the hosts' TCP work inside its TAP writes, while the CPUs idle
-// a fifth of the time; two Go threads alone took the CPU the model needed
-// (earlier sessions measured them slower). Two threads with the model at
-// nice -19 carried 763-912 Mbit/s against 687-788 in five pairs. Set for
-// a whole session, the same setting made an idle session's pings slower
-// (RTT median 0.34-0.41 ms against 0.25-0.30), so it is kept to streams:
-// ping-only runs then measure the same with and without it.
+// the niceness they started with. Invariant: boosted streams are faster and
+// unboosted pings no slower, measured by make tap-demo (harness/PERFORMANCE.md).
 //
 // Whatever the Boost, a stream pauses keep-warm (live.go). The zero
 // Boost changes nothing else. Raising the models' priority needs
@@ -116,7 +106,7 @@ func (g *governor) set(on bool) {
 			base, err := raiseNice(g.pids, g.b.Nice)
 			if err != nil {
 				if g.log != nil {
-					fmt.Fprintf(g.log, "bridge: not boosting the model for the stream (%v); see README, cosim bridge\n", err)
+					fmt.Fprintf(g.log, "bridge: not boosting the model for the stream (%v); see harness/bridge/README.md\n", err)
 				}
 				g.b = Boost{} // refused: stay as we are
 				return

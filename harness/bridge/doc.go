@@ -5,8 +5,8 @@
 //
 // # Two time domains
 //
-// Hosts live in wall-clock time, models in cycles (DESIGN.md, Time). A
-// goroutine per tap reads the host's frames into a bounded queue. The
+// Hosts live in wall-clock time, models in cycles (harness/DESIGN.md,
+// Time). A goroutine per tap reads the host's frames into a bounded queue. The
 // engine takes them at window boundaries: each frame is stamped with the
 // first cycle of the window it enters, and only as many as the port can
 // start sending in that window; the rest wait. When nothing is in flight

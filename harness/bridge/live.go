@@ -18,10 +18,8 @@ type live struct {
 
 	// Keep-warm (Config.KeepWarm): while hosts are active, an idle
 	// session still steps a short empty window every warm, so the model
-	// process's code and data stay in the CPU caches. On a busy machine a
-	// model that slept 10 ms (a ping's interval) takes 3-4 times as long
-	// for its next window as one that ran a millisecond ago. warm is 0
-	// when it is off.
+	// process's code and data stay in the CPU caches. warm is 0 when it
+	// is off.
 	warm     time.Duration
 	warmFor  time.Duration // how long after the last host frame
 	due      atomic.Bool   // a keep-warm window is asked for
@@ -36,12 +34,9 @@ type live struct {
 // tap-demo`: an empty window every 250 us, for two seconds (keepWarmFor)
 // after the last host frame; an idle session thus advances about 32
 // cycles a millisecond (engine.DefaultLiveWindow), which the engine never
-// counts as a stall. On the 2-core development machine, tap-demo in eight
-// alternating pairs: ping RTT median 0.12-0.22 ms against 0.20-0.34 ms
-// with 1 ms, every pair faster, and no more CPU (0.70-0.80 s against
-// 1.14-1.22 s for 300 pings: a warm model's window costs less). While
-// hosts stream (governor) there is no keep-warm: its windows in the
-// stream's short pauses cost 4 % of the throughput at 250 us.
+// counts as a stall. While hosts stream (governor) there is no keep-warm.
+// Invariant: shorter ping RTT for no more CPU than 1 ms, measured by make
+// tap-demo (harness/PERFORMANCE.md, keep-warm).
 const (
 	DefaultKeepWarm = 250 * time.Microsecond
 	keepWarmFor     = 2 * time.Second

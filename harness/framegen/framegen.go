@@ -45,7 +45,7 @@ func KnownOpCodes() []roce.OpCode {
 	return ops
 }
 
-// PMTUs are the path MTUs of IBA 9.7.4 (PROTOCOL-NOTES section 5).
+// PMTUs are the path MTUs of IBA 9.7.4.
 var PMTUs = []int{256, 512, 1024, 2048, 4096}
 
 // Spec says what to build; header fields not named here are drawn from
@@ -101,7 +101,7 @@ func Build(rng *rand.Rand, s Spec) ([]byte, error) {
 		eth.EthernetType = inner
 	}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(0xC000 | rng.IntN(0x4000)), DstPort: roce.UDPPort}
-	// DSCP random, ECN ECT(0) or ECT(1) as a sender uses (PROTOCOL-NOTES section 1).
+	// DSCP random, ECN ECT(0) or ECT(1) as a sender uses (RFC 3168).
 	tos := uint8(rng.IntN(64))<<2 | uint8(1+rng.IntN(2))
 	if inner == layers.EthernetTypeIPv4 {
 		ip := &layers.IPv4{Version: 4, TOS: tos, Id: uint16(rng.Uint32()), Flags: layers.IPv4DontFragment,
@@ -191,7 +191,7 @@ func randomBTH(rng *rand.Rand, op roce.OpCode) *roce.BTH {
 		PSN:            roce.PSN(rng.Uint32() & roce.PSNMask),
 	}
 	if op == roce.CNPOpCode {
-		// A CNP: BECN set, PSN 0, no AckReq (PROTOCOL-NOTES section 6).
+		// A CNP: BECN set, PSN 0, no AckReq (IBA annex A17.9).
 		b.BECN, b.PSN, b.AckReq, b.SolicitedEvent = true, 0, false, false
 	}
 	b.DETH = roce.DETH{QKey: rng.Uint32(), SrcQP: roce.QPN(rng.Uint32() & 0xFFFFFF)}

@@ -5,7 +5,7 @@
 
 // crc32_roce: running RoCEv2 ICRC over the beats of an AXI-Stream Ethernet frame.
 //
-// The ICRC (IBA annex A17.3.3; PROTOCOL-NOTES section 3; golden/roce/icrc.go
+// The ICRC (IBA annex A17.3.3; golden/roce/icrc.go
 // ComputeICRC) is CRC-32 IEEE (reflected polynomial 0xEDB88320, register
 // seeded with all ones, result inverted) over 8 bytes of 0xFF, then the IP
 // packet from its first byte, with the variant fields (marked v) fed as ones:

@@ -1,5 +1,8 @@
 package behaviour
 
+// Long file: a table of data, one case per rule, read by rule rather than
+// from top to bottom; splitting it would only scatter the rules.
+
 // The cases, one per rule of golden/rc's doc.go; each names the rule it
 // pins and its source.
 
@@ -16,7 +19,7 @@ func responderCases() []Case {
 		func() Case {
 			a, b := pattern(1, 100), pattern(2, 37)
 			return Case{
-				// doc.go Responder "Expected PSN": ACK 0x1F with the packet's PSN and MSN only on AckReq (PROTOCOL-NOTES 5).
+				// doc.go Responder "Expected PSN": ACK 0x1F with the packet's PSN and MSN only on AckReq (IBA 9.7).
 				Name: "resp_send_ack",
 				Steps: []Step{
 					k.recv(0, 1, recvBuf, 256),
@@ -101,7 +104,7 @@ func responderCases() []Case {
 		func() Case {
 			a, b, c := pattern(9, 16), pattern(10, 16), pattern(11, 16)
 			return Case{
-				// doc.go Responder "PSN ahead": one NAK 0x60 with the expected PSN, then silence (PROTOCOL-NOTES 5, rxe_resp.c check_psn).
+				// doc.go Responder "PSN ahead": one NAK 0x60 with the expected PSN, then silence (IBA 9.7, rxe_resp.c check_psn).
 				Name: "resp_psn_gap_one_nak",
 				Steps: []Step{
 					k.recv(0, 1, recvBuf, 64),
@@ -288,7 +291,7 @@ func responderCases() []Case {
 		func() Case {
 			d, s := pattern(30, 768), pattern(31, 12)
 			return Case{
-				// doc.go "24-bit wraparound" on the responder: READ, duplicates and gaps across 2^24 (PROTOCOL-NOTES 5, rxe psn_compare).
+				// doc.go "24-bit wraparound" on the responder: READ, duplicates and gaps across 2^24 (IBA 9.7, rxe psn_compare).
 				Name: "resp_psn_wrap",
 				QP:   func(c *rc.QPConfig) { c.RecvPSN = 0xFFFFFE },
 				Mem:  []Chunk{{rwBase, d}},
@@ -501,7 +504,7 @@ func requesterCases() []Case {
 			wr5 := rc.WorkRequest{ID: 5, Op: rc.OpSend, LocalAddr: localBuf + 0x4000, Length: 512}
 			wr6 := rc.WorkRequest{ID: 6, Op: rc.OpWrite, LocalAddr: localBuf + 0x5000, Length: 300, RemoteAddr: remoteVA + 0x2000, RKey: rkey}
 			return Case{
-				// doc.go Requester "Segmentation": ONLY if it fits, else FIRST, MIDDLE..., LAST; RETH with the whole length on WRITE FIRST/ONLY; immediate on LAST/ONLY (PROTOCOL-NOTES 4).
+				// doc.go Requester "Segmentation": ONLY if it fits, else FIRST, MIDDLE..., LAST; RETH with the whole length on WRITE FIRST/ONLY; immediate on LAST/ONLY (IBA 9.7.4).
 				Name: "req_segmentation",
 				Mem: []Chunk{{wr1.LocalAddr, s1}, {wr2.LocalAddr, w2}, {wr3.LocalAddr, s3}, {wr4.LocalAddr, w4},
 					{wr5.LocalAddr, s5}, {wr6.LocalAddr, w6}},
@@ -536,7 +539,7 @@ func requesterCases() []Case {
 			wr4 := rc.WorkRequest{ID: 4, Op: rc.OpWriteImm, LocalAddr: localBuf, RemoteAddr: remoteVA + 0x200, RKey: rkey, Imm: 0x55}
 			wr5 := rc.WorkRequest{ID: 5, Op: rc.OpSend, LocalAddr: localBuf + 0x1000, Length: 8}
 			return Case{
-				// doc.go Requester "Zero-length messages are one ONLY packet"; a zero-length READ takes one PSN (PROTOCOL-NOTES 5).
+				// doc.go Requester "Zero-length messages are one ONLY packet"; a zero-length READ takes one PSN (IBA 9.7).
 				Name: "req_zero_length",
 				Mem:  []Chunk{{wr5.LocalAddr, s5}},
 				Steps: []Step{
@@ -600,7 +603,7 @@ func requesterCases() []Case {
 			wr2 := rc.WorkRequest{ID: 2, Op: rc.OpRead, LocalAddr: localBuf + 0x8000, Length: 600, RemoteAddr: remoteVA, RKey: rkey}
 			wr3 := rc.WorkRequest{ID: 3, Op: rc.OpSend, LocalAddr: localBuf + 0x1000, Length: 10}
 			return Case{
-				// doc.go Requester "PSNs ... 24-bit wraparound": a message, a READ and a stale ACK across 2^24 (PROTOCOL-NOTES 5).
+				// doc.go Requester "PSNs ... 24-bit wraparound": a message, a READ and a stale ACK across 2^24 (IBA 9.7).
 				Name: "req_psn_wrap",
 				QP:   func(c *rc.QPConfig) { c.SendPSN = 0xFFFFFE },
 				Mem:  []Chunk{{wr1.LocalAddr, s1}, {wr3.LocalAddr, s3}},
@@ -689,7 +692,7 @@ func requesterCases() []Case {
 			wr3 := rc.WorkRequest{ID: 3, Op: rc.OpSend, LocalAddr: localBuf + 0x2000, Length: 600}
 			wr4 := rc.WorkRequest{ID: 4, Op: rc.OpSend, LocalAddr: localBuf + 0x3000, Length: 10}
 			return Case{
-				// doc.go Requester "An ACK for PSN p completes every SEND/WRITE ending at or before p, in order" (PROTOCOL-NOTES 5, rxe_comp.c check_psn).
+				// doc.go Requester "An ACK for PSN p completes every SEND/WRITE ending at or before p, in order" (IBA 9.7, rxe_comp.c check_psn).
 				Name: "req_implicit_ack",
 				Mem:  []Chunk{{wr1.LocalAddr, s1}, {wr2.LocalAddr, w2}, {wr3.LocalAddr, s3}, {wr4.LocalAddr, s4}},
 				Steps: []Step{
@@ -753,7 +756,7 @@ func requesterCases() []Case {
 				{Op: roce.RCSendOnly, PSN: 0x104, AckReq: true, Payload: s2},
 			}
 			return Case{
-				// doc.go Requester "NAK 0x60 for PSN p acknowledges everything before p and starts a go-back-N from p" with identical packets (PROTOCOL-NOTES 5).
+				// doc.go Requester "NAK 0x60 for PSN p acknowledges everything before p and starts a go-back-N from p" with identical packets (IBA 9.7).
 				Name: "req_nak_go_back_n",
 				Mem:  []Chunk{{wr1.LocalAddr, s1}, {wr2.LocalAddr, s2}},
 				Steps: []Step{
@@ -807,7 +810,7 @@ func requesterCases() []Case {
 			wr2 := rc.WorkRequest{ID: 2, Op: rc.OpSend, LocalAddr: localBuf, Length: 10}
 			send := Frame{Op: roce.RCSendOnly, PSN: 0x104, AckReq: true, Payload: s2}
 			return Case{
-				// doc.go Requester "A READ response or ACK beyond the next missing READ response is an implied NAK": re-request with the RETH advanced by whole PMTUs (PROTOCOL-NOTES 5).
+				// doc.go Requester "A READ response or ACK beyond the next missing READ response is an implied NAK": re-request with the RETH advanced by whole PMTUs (IBA 9.7).
 				Name: "req_read_gap_rerequest",
 				Mem:  []Chunk{{wr2.LocalAddr, s2}},
 				Steps: []Step{
@@ -947,7 +950,7 @@ func requesterCases() []Case {
 			}
 			steps = append(steps, k.in(at, k.ack(0x100, 1)), k.expect(at).Done(k.sent(at, wr)).Idle())
 			return Case{
-				// doc.go Requester "rnr_retry counts the waits, 7 is infinite" (PROTOCOL-NOTES 5; rxe_comp.c).
+				// doc.go Requester "rnr_retry counts the waits, 7 is infinite" (IBA 9.7; rxe_comp.c).
 				Name:  "req_rnr_infinite",
 				QP:    func(c *rc.QPConfig) { c.RNRRetry = 7 },
 				Mem:   []Chunk{{localBuf, s}},
@@ -1002,7 +1005,7 @@ func congestionCases() []Case {
 					Payload: pattern(byte(psn), 8)}
 			}
 			return Case{
-				// doc.go Congestion "Notification point": a CNP per CE packet unless one went less than CNPInterval ago; CNPs before ACKs (PROTOCOL-NOTES 6).
+				// doc.go Congestion "Notification point": a CNP per CE packet unless one went less than CNPInterval ago; CNPs before ACKs (IBA annex A17.9).
 				Name: "cnp_rate_limit",
 				Node: func(c *rc.NodeConfig) { c.CNPInterval = interval },
 				Steps: []Step{
@@ -1096,7 +1099,7 @@ func congestionCases() []Case {
 				k.in(at+200, k.ack(0x104, 1)),
 				k.expect(at+200).Done(k.sent(at+200, wr2)).WithRate(line))
 			return Case{
-				// doc.go Congestion "Reaction point": a CNP cuts the rate, packets but ACKs wait Rate.Cycles(len) while below line rate, timer recovery (PROTOCOL-NOTES 6).
+				// doc.go Congestion "Reaction point": a CNP cuts the rate, packets but ACKs wait Rate.Cycles(len) while below line rate, timer recovery (DCQCN, Zhu et al., SIGCOMM 2015).
 				Name:     "dcqcn_cut_and_recover",
 				Node:     func(c *rc.NodeConfig) { c.DCQCN = cfg },
 				Mem:      []Chunk{{wr1.LocalAddr, s1}, {wr2.LocalAddr, s2}},

@@ -3,7 +3,7 @@ codec under test.
 
 Which extension headers follow the BTH of each opcode, and in which order,
 comes from the InfiniBand Architecture spec table 38 as restated in
-PROTOCOL-NOTES section 4 and in Linux rxe drivers/infiniband/sw/rxe/
+Linux rxe drivers/infiniband/sw/rxe/
 rxe_opcode.c (rxe_opcode[]); header layouts from rxe_hdr.h. All fields are
 big-endian.
 """
@@ -87,7 +87,7 @@ def icrc_ipv6(ip6):
 
     An independent re-implementation in Python (a different language from
     the Go code under test), needed because scapy 2.5's BTH.compute_icrc
-    handles IPv4 only. It follows PROTOCOL-NOTES section 3 and rxe_icrc.c:
+    handles IPv4 only. It follows IBA annex A17.3.3 and rxe_icrc.c:
     CRC-32 (zlib) over 8 bytes of 0xFF, then the IPv6 header with traffic
     class, flow label and hop limit set to ones, the UDP header with its
     checksum set to ones, the BTH with byte 4 set to ones, then the rest;

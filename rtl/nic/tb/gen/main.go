@@ -210,7 +210,7 @@ var errDisagree = errors.New("ICRC implementations disagree")
 // computeICRC is roce.ComputeICRC except for IPv4 headers with IHL 10: the
 // golden tells IPv4 from IPv6 by the UDP offset (40) and applies the IPv6
 // masks to them (golden/roce/icrc_test.go TestICRCIPv4IHL10), so these get
-// maskedICRC, which follows PROTOCOL-NOTES section 3 by the version. Every
+// maskedICRC, which follows IBA annex A17.3.3 by the IP version. Every
 // other packet is computed both ways and must agree.
 func computeICRC(pkt []byte) (uint32, error) {
 	want, err := roce.ComputeICRC(pkt)
