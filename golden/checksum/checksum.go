@@ -21,7 +21,9 @@ import (
 
 // Sum adds b, as big-endian 16-bit words, to the running sum s and returns
 // the new running sum; an odd last byte is padded with zero, so only the
-// last piece of a chain may have an odd length. Start from 0.
+// last piece of a chain may have an odd length. Start from 0. A running
+// sum may come close to 2^64: fold it before adding plain numbers (a
+// pseudo-header's protocol and length) to it.
 //
 // It adds eight bytes at a time with carries: 2^16 is 1 modulo 2^16-1, so
 // a sum of 64-bit words folds to the same 16 bits as a sum of 16-bit ones

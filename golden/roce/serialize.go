@@ -7,6 +7,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rocesim/cosim/golden/checksum"
 )
 
 // SerializeLayers is gopacket.SerializeLayers for frames that hold a RoCEv2
@@ -54,29 +56,14 @@ func fixUDPChecksum(pkt []byte) {
 	if err != nil || binary.BigEndian.Uint16(pkt[udp+6:]) == 0 {
 		return
 	}
-	var sum uint32
-	add := func(b []byte) {
-		for len(b) >= 2 {
-			sum += uint32(binary.BigEndian.Uint16(b))
-			b = b[2:]
-		}
-		if len(b) == 1 {
-			sum += uint32(b[0]) << 8
-		}
-	}
+	addrs := pkt[12:20] // source and destination addresses
 	if h.v6 {
-		add(pkt[8:40]) // source and destination addresses
-	} else {
-		add(pkt[12:20])
+		addrs = pkt[8:40]
 	}
 	datagram := pkt[udp:]
-	sum += uint32(layers.IPProtocolUDP) + uint32(len(datagram))
+	sum := uint64(checksum.Fold(checksum.Sum(0, addrs))) + uint64(layers.IPProtocolUDP) + uint64(len(datagram))
 	pkt[udp+6], pkt[udp+7] = 0, 0
-	add(datagram)
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	c := ^uint16(sum)
+	c := ^checksum.Fold(checksum.Sum(sum, datagram))
 	if c == 0 {
 		c = 0xFFFF // zero means "no checksum" (RFC 768)
 	}
