@@ -238,8 +238,9 @@ func (c *Checker) isRoCEStub() bool {
 	default:
 		return false
 	}
+	const udpDstPort = 2 // offset of the UDP destination port, 2 bytes
 	return proto == layers.IPProtocolUDP && !c.has(layers.LayerTypeUDP) &&
-		len(payload) >= 4 && uint16(payload[2])<<8|uint16(payload[3]) == uint16(roce.UDPPort)
+		len(payload) >= udpDstPort+2 && uint16(payload[udpDstPort])<<8|uint16(payload[udpDstPort+1]) == uint16(roce.UDPPort)
 }
 
 func (c *Checker) layer(t gopacket.LayerType) gopacket.DecodingLayer {
