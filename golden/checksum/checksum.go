@@ -2,10 +2,10 @@
 // one's-complement sum that IPv4 headers, UDP and TCP carry, and its
 // incremental update when one header word changes (RFC 1624).
 //
-// A checksum is built in two steps so that the pieces of a pseudo-header
-// and a segment can be added one after the other: Sum adds bytes to a
-// running sum, Fold reduces it to 16 bits. Checksum does both over one
-// slice and complements the result, which is what a header stores:
+// Sum adds bytes to a running sum and returns it folded to 16 bits, so that
+// the pieces of a pseudo-header and a segment can be added one after the
+// other, plain numbers (protocol, length) between them. Checksum is the
+// complement of the sum of one slice, which is what a header stores:
 //
 //	h[10], h[11] = 0, 0
 //	binary.BigEndian.PutUint16(h[10:], checksum.Checksum(h)) // IPv4 header
@@ -20,15 +20,16 @@ import (
 )
 
 // Sum adds b, as big-endian 16-bit words, to the running sum s and returns
-// the new running sum; an odd last byte is padded with zero, so only the
-// last piece of a chain may have an odd length. Start from 0. A running
-// sum may come close to 2^64: fold it before adding plain numbers (a
-// pseudo-header's protocol and length) to it.
+// the one's-complement sum folded to 16 bits; an odd last byte is padded
+// with zero, so only the last piece of a chain may have an odd length.
+// Start from 0, or from an earlier result with plain numbers added (any
+// uint64 works).
 //
 // It adds eight bytes at a time with carries: 2^16 is 1 modulo 2^16-1, so
 // a sum of 64-bit words folds to the same 16 bits as a sum of 16-bit ones
 // (RFC 1071 section 2, "byte order independence" and "parallel summation").
-func Sum(s uint64, b []byte) uint64 {
+// Folding here, inside the one call, keeps Checksum small enough to inline.
+func Sum(s uint64, b []byte) uint16 {
 	var c uint64
 	for len(b) >= 32 {
 		s, c = bits.Add64(s, binary.BigEndian.Uint64(b), c)
@@ -56,12 +57,13 @@ func Sum(s uint64, b []byte) uint64 {
 		tail += uint64(b[0]) << 8
 	}
 	s, c = bits.Add64(s, tail, c)
-	return s + c
+	return Fold(s + c)
 }
 
-// Fold reduces a running sum to 16 bits, end-around carries included. It
-// is 0 only when s is: one's-complement addition of anything non-zero
-// never gives +0.
+// Fold reduces a running sum to 16 bits, end-around carries included: for
+// a sum of Sum's results and plain numbers that is to be stored, not
+// complemented. It is 0 only when s is: one's-complement addition of
+// anything non-zero never gives +0.
 func Fold(s uint64) uint16 {
 	s = s>>32 + s&0xFFFFFFFF
 	s = s>>32 + s&0xFFFFFFFF
@@ -73,7 +75,7 @@ func Fold(s uint64) uint16 {
 // Checksum returns the one's complement of the one's-complement sum of b:
 // the value to store in a checksum field that is zero in b, or 0 when b
 // holds a checksum that verifies.
-func Checksum(b []byte) uint16 { return ^Fold(Sum(0, b)) }
+func Checksum(b []byte) uint16 { return ^Sum(0, b) }
 
 // Update returns the checksum hc after a 16-bit word it covers changes
 // from oldWord (m) to newWord (m'): RFC 1624 equation 3,

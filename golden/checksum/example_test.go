@@ -22,8 +22,8 @@ func ExampleChecksum() {
 func ExampleSum() {
 	ip := []byte{0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7} // source, destination
 	udp := []byte{0x30, 0x39, 0x12, 0xb7, 0x00, 0x0a, 0x00, 0x00, 'h', 'i'}
-	s := uint64(checksum.Fold(checksum.Sum(0, ip))) + 17 + uint64(len(udp))
-	c := ^checksum.Fold(checksum.Sum(s, udp))
+	s := uint64(checksum.Sum(0, ip)) + 17 + uint64(len(udp))
+	c := ^checksum.Sum(s, udp)
 	if c == 0 {
 		c = 0xFFFF // 0 means "no checksum" in UDP
 	}

@@ -531,8 +531,8 @@ func rtUDPChecksumOK(ip []byte) bool {
 			return true
 		}
 	}
-	sum := uint64(checksum.Fold(checksum.Sum(0, addrs))) + 17 + uint64(len(udp))
-	return checksum.Fold(checksum.Sum(sum, udp)) == 0xFFFF
+	sum := uint64(checksum.Sum(0, addrs)) + 17 + uint64(len(udp))
+	return checksum.Sum(sum, udp) == 0xFFFF
 }
 
 // TestSerializeLayersUDPChecksum: gopacket computes the UDP checksum over a

@@ -61,9 +61,9 @@ func fixUDPChecksum(pkt []byte) {
 		addrs = pkt[ipv6SrcAddr : ipv6DstAddr+ipv6AddrLen]
 	}
 	datagram := pkt[udp:]
-	sum := uint64(checksum.Fold(checksum.Sum(0, addrs))) + uint64(layers.IPProtocolUDP) + uint64(len(datagram))
+	sum := uint64(checksum.Sum(0, addrs)) + uint64(layers.IPProtocolUDP) + uint64(len(datagram))
 	pkt[udp+udpChecksum], pkt[udp+udpChecksum+1] = 0, 0
-	c := ^checksum.Fold(checksum.Sum(sum, datagram))
+	c := ^checksum.Sum(sum, datagram)
 	if c == 0 {
 		c = 0xFFFF // zero means "no checksum" (RFC 768)
 	}

@@ -214,7 +214,7 @@ func pseudoSum(f []byte, l3 int, v6 bool, tcpLen int) uint64 {
 	if v6 {
 		addrs = f[l3+8 : l3+40]
 	}
-	return uint64(checksum.Fold(checksum.Sum(0, addrs))) + 6 + uint64(tcpLen)
+	return uint64(checksum.Sum(0, addrs)) + 6 + uint64(tcpLen)
 }
 
 // setTCPCsum computes the checksum of the TCP segment at l4, to the end
@@ -222,7 +222,7 @@ func pseudoSum(f []byte, l3 int, v6 bool, tcpLen int) uint64 {
 func setTCPCsum(f []byte, l3, l4 int, v6 bool) {
 	f[l4+16], f[l4+17] = 0, 0
 	s := pseudoSum(f, l3, v6, len(f)-l4)
-	binary.BigEndian.PutUint16(f[l4+16:], ^checksum.Fold(checksum.Sum(s, f[l4:])))
+	binary.BigEndian.PutUint16(f[l4+16:], ^checksum.Sum(s, f[l4:]))
 }
 
 // segment describes a frame that may join a super-packet: an untagged
