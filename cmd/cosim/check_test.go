@@ -115,21 +115,6 @@ func offsets(t *testing.T, f []byte) (ip, udp, bth int) {
 	return ip, udp, udp + 8
 }
 
-func fixIPv4(f []byte, ip int) {
-	if f[ip]>>4 != 4 {
-		return
-	}
-	f[ip+10], f[ip+11] = 0, 0
-	var sum uint32
-	for i := ip; i < ip+20; i += 2 {
-		sum += uint32(f[i])<<8 | uint32(f[i+1])
-	}
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	binary.BigEndian.PutUint16(f[ip+10:], ^uint16(sum))
-}
-
 func fixICRC(t *testing.T, f []byte) []byte {
 	t.Helper()
 	require.NoError(t, roce.FixICRC(f))

@@ -90,8 +90,8 @@
 // tag) with ECN 01 or 10 is marked CE when qocc(e,p) before the add exceeds
 // ECN_K[p]; the header checksum is updated by RFC 1624 equation 3 and
 // ecn_marked[p] counts on e (ecn_threshold, ecn_disabled, TestMarkCE,
-// TestChecksumUpdate, which checks against a full recomputation by
-// golden/wirecheck). RED form (CTRL.red): no mark up to ECN_K, always above
+// which checks against a full recomputation by golden/wirecheck, and
+// golden/checksum's TestUpdate). RED form (CTRL.red): no mark up to ECN_K, always above
 // ECN_KMAX, in between a candidate that steps the 16-bit LFSR once and is
 // marked with probability (q-K)/(KMAX-K)*PMAX/256 (TestREDCandidates,
 // TestREDOffAndSeed, TestLFSRMaximal, TestREDProbability).

@@ -1,6 +1,10 @@
 package ethswitch
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/rocesim/cosim/golden/checksum"
+)
 
 // Frame-level rules of the switch: MAC addresses and the MAC table hash,
 // classification (PCP, DSCP, default), MAC Control recognition, ECN
@@ -116,20 +120,9 @@ func ecnCapable(f []byte) bool {
 	return ecn == 1 || ecn == 2
 }
 
-// ChecksumUpdate returns the IPv4 header checksum after the 16-bit header
-// word oldWord (m) becomes newWord (m'), given the checksum hc before:
-// RFC 1624 equation 3, HC' = ~(~HC + ~m + m'), in ones' complement
-// arithmetic. It is what the switch applies to the word holding TOS
-// (version/IHL in the high byte) when it marks a copy.
-func ChecksumUpdate(hc, oldWord, newWord uint16) uint16 {
-	s := uint32(^hc) + uint32(^oldWord) + uint32(newWord)
-	s = s&0xFFFF + s>>16
-	s = s&0xFFFF + s>>16
-	return ^uint16(s)
-}
-
 // MarkCE returns a copy of frame with the ECN field set to 11 (CE) and the
-// IPv4 header checksum updated by ChecksumUpdate, and true, when the switch
+// IPv4 header checksum updated for the word that holds TOS (version and IHL
+// in its high byte) by RFC 1624 equation 3, and true, when the switch
 // would mark it (an IPv4 frame after at most one VLAN tag, version 4,
 // IHL >= 5, ECN 01 or 10); otherwise it returns frame itself and false.
 // frame is never modified.
@@ -143,7 +136,7 @@ func MarkCE(frame []byte) ([]byte, bool) {
 	old := binary.BigEndian.Uint16(out[off:])
 	out[off+1] |= 3
 	hc := binary.BigEndian.Uint16(out[off+10:])
-	binary.BigEndian.PutUint16(out[off+10:], ChecksumUpdate(hc, old, binary.BigEndian.Uint16(out[off:])))
+	binary.BigEndian.PutUint16(out[off+10:], checksum.Update(hc, old, binary.BigEndian.Uint16(out[off:])))
 	return out, true
 }
 

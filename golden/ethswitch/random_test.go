@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rocesim/cosim/golden/checksum"
 )
 
 // splitmix is a stateless hash for backpressure patterns: Ready must be a
@@ -58,14 +60,7 @@ func buildIPv4(dst, src MAC, n int, tos byte, vlan bool, pcp int) []byte {
 	h[8], h[9] = 64, 17
 	copy(h[12:16], []byte{10, 0, 0, src[5]})
 	copy(h[16:20], []byte{10, 0, 0, dst[5]})
-	var s uint32
-	for k := 0; k < 20; k += 2 {
-		s += uint32(binary.BigEndian.Uint16(h[k:]))
-	}
-	for s > 0xFFFF {
-		s = s&0xFFFF + s>>16
-	}
-	binary.BigEndian.PutUint16(h[10:], ^uint16(s))
+	binary.BigEndian.PutUint16(h[10:], checksum.Checksum(h))
 	for k := off + 20; k < n; k++ {
 		f[k] = byte(k)
 	}

@@ -3,13 +3,16 @@ package ethswitch
 import (
 	"encoding/binary"
 	"sort"
+
+	"github.com/rocesim/cosim/golden/checksum"
 )
 
 // refModel is a slow, obviously literal reading of rtl/switch/README.md: it
 // steps every cycle, computes each cycle from the state at its start and
 // commits at its end, keeps pause times as count-down timers (as hardware
 // would) and shares no code with Model beyond Config, Out and the
-// constants. TestAgainstReference runs both on random traffic.
+// constants (a marked header's checksum it recomputes whole with
+// golden/checksum, where Model updates it). TestAgainstReference runs both on random traffic.
 type refModel struct {
 	cfg  Config
 	now  uint64
@@ -521,15 +524,9 @@ func refMark(f []byte) []byte {
 	out[off+1] |= 3
 	ihl := int(out[off]&15) * 4
 	out[off+10], out[off+11] = 0, 0
-	var s uint32
-	for k := 0; k < ihl; k += 2 {
-		if off+k+1 < len(out) {
-			s += uint32(out[off+k])<<8 | uint32(out[off+k+1])
-		}
-	}
-	for s > 0xFFFF {
-		s = s&0xFFFF + s>>16
-	}
-	binary.BigEndian.PutUint16(out[off+10:], ^uint16(s))
+	// Only the header's whole words that are in the frame: a short frame
+	// may cut its options.
+	end := off + min(ihl, (len(out)-off)&^1)
+	binary.BigEndian.PutUint16(out[off+10:], checksum.Checksum(out[off:end]))
 	return out
 }

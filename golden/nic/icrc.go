@@ -19,6 +19,34 @@ type ICRCCounters struct {
 	BadICRC uint64 // icrc_check only: RoCEv2 frames whose ICRC did not verify
 }
 
+// Offsets of the fields the ICRC units read, each from the first byte of
+// its header; golden/roce's headers.go names the same ones.
+const (
+	ethType   = 12
+	ethHeader = 14
+	dot1QType = 2 // EtherType after the tag control information
+	dot1QLen  = 4
+
+	ipv4TOS       = 1
+	ipv4TotalLen  = 2
+	ipv4TTL       = 8
+	ipv4Protocol  = 9
+	ipv4Checksum  = 10
+	ipv4MinHeader = 20
+
+	ipv6TrafficClass = 0 // low nibble of byte 0, high nibble of byte 1; the flow label follows
+	ipv6PayloadLen   = 4
+	ipv6NextHeader   = 6
+	ipv6HopLimit     = 7
+	ipv6Header       = 40
+
+	udpDstPort  = 2
+	udpChecksum = 6
+	udpHeader   = 8
+
+	bthFECN = 4 // FECN, BECN, Resv6
+)
+
 // roceIP applies the RTL's rule for "this is a RoCEv2 frame" (rtl/common/
 // crc32_roce.sv): EtherType IPv4 or IPv6 at byte 12, or at byte 16 after one
 // 802.1Q tag; the version nibble matching; IPv4 IHL at least 5; protocol or
@@ -28,43 +56,43 @@ type ICRCCounters struct {
 // the IP packet starts, where the UDP header starts, and the IP end the IP
 // length gives.
 func roceIP(f []byte) (start, udp, end int, ok bool) {
-	const eth, minL4 = 14, 8 + roce.BTHLen + roce.ICRCLen
-	if len(f) < eth {
+	const minL4 = udpHeader + roce.BTHLen + roce.ICRCLen
+	if len(f) < ethHeader {
 		return 0, 0, 0, false
 	}
-	off := eth
-	et := layers.EthernetType(binary.BigEndian.Uint16(f[12:]))
+	off := ethHeader
+	et := layers.EthernetType(binary.BigEndian.Uint16(f[ethType:]))
 	if et == layers.EthernetTypeDot1Q {
-		if len(f) < off+4 {
+		if len(f) < off+dot1QLen {
 			return 0, 0, 0, false
 		}
-		et = layers.EthernetType(binary.BigEndian.Uint16(f[off+2:]))
-		off += 4
+		et = layers.EthernetType(binary.BigEndian.Uint16(f[off+dot1QType:]))
+		off += dot1QLen
 	}
 	var ipLen int
 	switch et {
 	case layers.EthernetTypeIPv4:
-		if len(f) < off+20 || f[off]>>4 != 4 || f[off]&0x0F < 5 || f[off+9] != uint8(layers.IPProtocolUDP) {
+		if len(f) < off+ipv4MinHeader || f[off]>>4 != 4 || f[off]&0x0F < 5 || f[off+ipv4Protocol] != uint8(layers.IPProtocolUDP) {
 			return 0, 0, 0, false
 		}
 		udp = off + int(f[off]&0x0F)*4
-		ipLen = int(binary.BigEndian.Uint16(f[off+2:]))
+		ipLen = int(binary.BigEndian.Uint16(f[off+ipv4TotalLen:]))
 		if ipLen < udp-off+minL4 {
 			return 0, 0, 0, false
 		}
 	case layers.EthernetTypeIPv6:
-		if len(f) < off+40 || f[off]>>4 != 6 || f[off+6] != uint8(layers.IPProtocolUDP) {
+		if len(f) < off+ipv6Header || f[off]>>4 != 6 || f[off+ipv6NextHeader] != uint8(layers.IPProtocolUDP) {
 			return 0, 0, 0, false
 		}
-		udp = off + 40
-		ipLen = 40 + int(binary.BigEndian.Uint16(f[off+4:]))
-		if ipLen < 40+minL4 {
+		udp = off + ipv6Header
+		ipLen = ipv6Header + int(binary.BigEndian.Uint16(f[off+ipv6PayloadLen:]))
+		if ipLen < ipv6Header+minL4 {
 			return 0, 0, 0, false
 		}
 	default:
 		return 0, 0, 0, false
 	}
-	if len(f) < udp+4 || binary.BigEndian.Uint16(f[udp+2:]) != uint16(roce.UDPPort) {
+	if len(f) < udp+udpDstPort+2 || binary.BigEndian.Uint16(f[udp+udpDstPort:]) != uint16(roce.UDPPort) {
 		return 0, 0, 0, false
 	}
 	return off, udp, off + ipLen, true
@@ -128,19 +156,19 @@ func maskedICRC(pkt []byte, udp int) uint32 {
 		}
 	}
 	if m[0]>>4 == 6 {
-		m[0] |= 0x0F
-		set(1)
-		set(2)
-		set(3)
-		set(7)
+		m[ipv6TrafficClass] |= 0x0F
+		set(ipv6TrafficClass + 1) // traffic class low nibble, flow label
+		set(ipv6TrafficClass + 2)
+		set(ipv6TrafficClass + 3)
+		set(ipv6HopLimit)
 	} else {
-		set(1)
-		set(8)
-		set(10)
-		set(11)
+		set(ipv4TOS)
+		set(ipv4TTL)
+		set(ipv4Checksum)
+		set(ipv4Checksum + 1)
 	}
-	set(udp + 6)
-	set(udp + 7)
-	set(udp + 8 + 4)
+	set(udp + udpChecksum)
+	set(udp + udpChecksum + 1)
+	set(udp + udpHeader + bthFECN)
 	return crc32.Update(crc32.ChecksumIEEE([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}), crc32.IEEETable, m)
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/roce"
-	"github.com/rocesim/cosim/golden/wirecheck"
 )
 
 // Node is a set of RC QPs behind one MAC and IPv4 address, with its memory
@@ -192,7 +192,7 @@ func (n *Node) Receive(frame []byte, now uint64) {
 		return
 	}
 	ip := frame[f.IPStart:]
-	if ip[0] != 0x45 || wirecheck.IPv4Checksum(ip[:ipv4Len]) != 0 {
+	if ip[0] != 0x45 || checksum.Checksum(ip[:ipv4Len]) != 0 {
 		// The ICRC does not cover TOS, TTL and the checksum: the IPv4
 		// checksum guards them (and we take no options).
 		n.counters[RxMalformed]++

@@ -3,8 +3,8 @@ package rc
 import (
 	"encoding/binary"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/roce"
-	"github.com/rocesim/cosim/golden/wirecheck"
 )
 
 // Layout of every frame a node sends: Ethernet II, IPv4 without options,
@@ -109,7 +109,7 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 	ip[1] = tos
 	binary.BigEndian.PutUint16(ip[2:], uint16(n-ipOff))
 	ip[10], ip[11] = 0, 0
-	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip[:ipv4Len]))
+	binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip[:ipv4Len]))
 	binary.BigEndian.PutUint16(f[udpOff+4:], uint16(n-udpOff))
 	f[udpOff+6], f[udpOff+7] = 0, 0
 

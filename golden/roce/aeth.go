@@ -11,6 +11,12 @@ import (
 // AETHLen is the size of the ACK Extended Transport Header.
 const AETHLen = 4
 
+// Offsets of the AETH fields.
+const (
+	aethSyndrome = 0
+	aethMSN      = 1 // 3 bytes
+)
+
 // AETH is the ACK Extended Transport Header (IBA 9.3.6): the syndrome and the
 // responder's Message Sequence Number.
 //
@@ -34,8 +40,8 @@ func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("AETH", AETHLen, len(data))
 	}
-	a.Syndrome = AETHSyndrome(data[0])
-	a.MSN = get24(data[1:4])
+	a.Syndrome = AETHSyndrome(data[aethSyndrome])
+	a.MSN = get24(data[aethMSN:])
 	a.BaseLayer = layers.BaseLayer{Contents: data[:AETHLen], Payload: data[AETHLen:]}
 	return nil
 }

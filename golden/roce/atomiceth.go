@@ -10,6 +10,14 @@ import (
 // AtomicETHLen is the size of the Atomic Extended Transport Header.
 const AtomicETHLen = 28
 
+// Offsets of the AtomicETH fields.
+const (
+	atomicVA      = 0  // 8 bytes
+	atomicRKey    = 8  // 4 bytes
+	atomicSwapAdd = 12 // 8 bytes
+	atomicCompare = 20 // 8 bytes
+)
+
 // AtomicETH is the Atomic Extended Transport Header (IBA 9.3.5) of COMPARE
 // SWAP and FETCH ADD requests.
 //
@@ -38,10 +46,10 @@ func (a *AtomicETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) err
 		df.SetTruncated()
 		return truncated("AtomicETH", AtomicETHLen, len(data))
 	}
-	a.VA = binary.BigEndian.Uint64(data[0:8])
-	a.RKey = binary.BigEndian.Uint32(data[8:12])
-	a.SwapAdd = binary.BigEndian.Uint64(data[12:20])
-	a.Compare = binary.BigEndian.Uint64(data[20:28])
+	a.VA = binary.BigEndian.Uint64(data[atomicVA:])
+	a.RKey = binary.BigEndian.Uint32(data[atomicRKey:])
+	a.SwapAdd = binary.BigEndian.Uint64(data[atomicSwapAdd:])
+	a.Compare = binary.BigEndian.Uint64(data[atomicCompare:])
 	a.BaseLayer = layers.BaseLayer{Contents: data[:AtomicETHLen], Payload: data[AtomicETHLen:]}
 	return nil
 }
@@ -52,9 +60,9 @@ func (a *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serialize
 	if err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint64(buf[0:8], a.VA)
-	binary.BigEndian.PutUint32(buf[8:12], a.RKey)
-	binary.BigEndian.PutUint64(buf[12:20], a.SwapAdd)
-	binary.BigEndian.PutUint64(buf[20:28], a.Compare)
+	binary.BigEndian.PutUint64(buf[atomicVA:], a.VA)
+	binary.BigEndian.PutUint32(buf[atomicRKey:], a.RKey)
+	binary.BigEndian.PutUint64(buf[atomicSwapAdd:], a.SwapAdd)
+	binary.BigEndian.PutUint64(buf[atomicCompare:], a.Compare)
 	return nil
 }

@@ -8,7 +8,19 @@ import (
 )
 
 // BTHLen is the size of the Base Transport Header.
-const BTHLen = bthLen
+const BTHLen = 12
+
+// Offsets of the BTH fields; each byte that packs several is named after
+// its first.
+const (
+	bthOpCode = 0
+	bthSE     = 1 // SE, M, PadCnt, TVer
+	bthPKey   = 2 // 2 bytes
+	bthFECN   = 4 // FECN, BECN, Resv6
+	bthDestQP = 5 // 3 bytes
+	bthAckReq = 8 // AckReq, Resv7
+	bthPSN    = 9 // 3 bytes
+)
 
 // BTH is the InfiniBand Base Transport Header (IBA 9.2; rxe_hdr.h), the
 // first header inside the UDP datagram of RoCEv2, together with what its
@@ -86,19 +98,19 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("BTH", BTHLen, len(data))
 	}
-	b.OpCode = OpCode(data[0])
-	b.SolicitedEvent = data[1]&0x80 != 0
-	b.MigReq = data[1]&0x40 != 0
-	b.PadCnt = data[1] >> 4 & 3
-	b.TVer = data[1] & 0x0F
-	b.PKey = binary.BigEndian.Uint16(data[2:4])
-	b.FECN = data[4]&0x80 != 0
-	b.BECN = data[4]&0x40 != 0
-	b.Resv6 = data[4] & 0x3F
-	b.DestQP = QPN(get24(data[5:8]))
-	b.AckReq = data[8]&0x80 != 0
-	b.Resv7 = data[8] & 0x7F
-	b.PSN = PSN(get24(data[9:12]))
+	b.OpCode = OpCode(data[bthOpCode])
+	b.SolicitedEvent = data[bthSE]&0x80 != 0
+	b.MigReq = data[bthSE]&0x40 != 0
+	b.PadCnt = data[bthSE] >> 4 & 3
+	b.TVer = data[bthSE] & 0x0F
+	b.PKey = binary.BigEndian.Uint16(data[bthPKey:])
+	b.FECN = data[bthFECN]&0x80 != 0
+	b.BECN = data[bthFECN]&0x40 != 0
+	b.Resv6 = data[bthFECN] & 0x3F
+	b.DestQP = QPN(get24(data[bthDestQP:]))
+	b.AckReq = data[bthAckReq]&0x80 != 0
+	b.Resv7 = data[bthAckReq] & 0x7F
+	b.PSN = PSN(get24(data[bthPSN:]))
 	b.Contents = data[:BTHLen]
 
 	h := b.OpCode.Headers()
@@ -196,13 +208,13 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	if err != nil {
 		return err
 	}
-	hdr[0] = uint8(b.OpCode)
-	hdr[1] = flag(b.SolicitedEvent, 0x80) | flag(b.MigReq, 0x40) | (b.PadCnt&3)<<4 | b.TVer&0x0F
-	binary.BigEndian.PutUint16(hdr[2:4], b.PKey)
-	hdr[4] = flag(b.FECN, 0x80) | flag(b.BECN, 0x40) | b.Resv6&0x3F
-	put24(hdr[5:8], uint32(b.DestQP))
-	hdr[8] = flag(b.AckReq, 0x80) | b.Resv7&0x7F
-	put24(hdr[9:12], uint32(b.PSN))
+	hdr[bthOpCode] = uint8(b.OpCode)
+	hdr[bthSE] = flag(b.SolicitedEvent, 0x80) | flag(b.MigReq, 0x40) | (b.PadCnt&3)<<4 | b.TVer&0x0F
+	binary.BigEndian.PutUint16(hdr[bthPKey:], b.PKey)
+	hdr[bthFECN] = flag(b.FECN, 0x80) | flag(b.BECN, 0x40) | b.Resv6&0x3F
+	put24(hdr[bthDestQP:], uint32(b.DestQP))
+	hdr[bthAckReq] = flag(b.AckReq, 0x80) | b.Resv7&0x7F
+	put24(hdr[bthPSN:], uint32(b.PSN))
 	return nil
 }
 

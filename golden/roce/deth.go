@@ -10,6 +10,13 @@ import (
 // DETHLen is the size of the Datagram Extended Transport Header.
 const DETHLen = 8
 
+// Offsets of the DETH fields.
+const (
+	dethQKey     = 0 // 4 bytes
+	dethReserved = 4
+	dethSrcQP    = 5 // 3 bytes
+)
+
 // DETH is the Datagram Extended Transport Header (IBA 9.3.2) of UD packets.
 //
 //	+---------------------------------------------------------------+
@@ -35,9 +42,9 @@ func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("DETH", DETHLen, len(data))
 	}
-	d.QKey = binary.BigEndian.Uint32(data[0:4])
-	d.Reserved = data[4]
-	d.SrcQP = QPN(get24(data[5:8]))
+	d.QKey = binary.BigEndian.Uint32(data[dethQKey:])
+	d.Reserved = data[dethReserved]
+	d.SrcQP = QPN(get24(data[dethSrcQP:]))
 	d.BaseLayer = layers.BaseLayer{Contents: data[:DETHLen], Payload: data[DETHLen:]}
 	return nil
 }
@@ -48,9 +55,9 @@ func (d *DETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 	if err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint32(buf[0:4], d.QKey)
-	buf[4] = d.Reserved
-	put24(buf[5:8], uint32(d.SrcQP))
+	binary.BigEndian.PutUint32(buf[dethQKey:], d.QKey)
+	buf[dethReserved] = d.Reserved
+	put24(buf[dethSrcQP:], uint32(d.SrcQP))
 	return nil
 }
 

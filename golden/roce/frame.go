@@ -29,20 +29,19 @@ type Frame struct {
 // after it. It returns ErrNotRoCE for other frames and a *TruncatedError
 // when a header is cut short; it allocates nothing.
 func (f *Frame) Decode(frame []byte) error {
-	const eth = 14
-	if len(frame) < eth {
-		return truncated("Ethernet", eth, len(frame))
+	if len(frame) < ethHeader {
+		return truncated("Ethernet", ethHeader, len(frame))
 	}
-	off := eth
-	et := binary.BigEndian.Uint16(frame[12:])
+	off := ethHeader
+	et := binary.BigEndian.Uint16(frame[ethType:])
 	f.VLAN, f.TCI = false, 0
 	if et == uint16(layers.EthernetTypeDot1Q) {
-		if len(frame) < off+4 {
-			return truncated("Dot1Q", 4, len(frame)-off)
+		if len(frame) < off+dot1QLen {
+			return truncated("Dot1Q", dot1QLen, len(frame)-off)
 		}
 		f.VLAN, f.TCI = true, binary.BigEndian.Uint16(frame[off:])
-		et = binary.BigEndian.Uint16(frame[off+2:])
-		off += 4
+		et = binary.BigEndian.Uint16(frame[off+dot1QType:])
+		off += dot1QLen
 	}
 	var udp, ipLen int
 	switch et {
@@ -50,26 +49,26 @@ func (f *Frame) Decode(frame []byte) error {
 		if len(frame) < off+ipv4MinHeader {
 			return truncated("IPv4", ipv4MinHeader, len(frame)-off)
 		}
-		ihl := int(frame[off]&0x0F) * 4
-		if frame[off]>>4 != 4 || ihl < ipv4MinHeader || frame[off+9] != uint8(layers.IPProtocolUDP) {
+		ihl := int(frame[off+ipv4IHL]&0x0F) * 4
+		if frame[off+ipVersion]>>4 != 4 || ihl < ipv4MinHeader || frame[off+ipv4Protocol] != uint8(layers.IPProtocolUDP) {
 			return ErrNotRoCE
 		}
-		f.IPv6, udp, ipLen = false, off+ihl, int(binary.BigEndian.Uint16(frame[off+2:]))
+		f.IPv6, udp, ipLen = false, off+ihl, int(binary.BigEndian.Uint16(frame[off+ipv4TotalLen:]))
 	case uint16(layers.EthernetTypeIPv6):
 		if len(frame) < off+ipv6Header {
 			return truncated("IPv6", ipv6Header, len(frame)-off)
 		}
-		if frame[off]>>4 != 6 || frame[off+6] != uint8(layers.IPProtocolUDP) {
+		if frame[off+ipVersion]>>4 != 6 || frame[off+ipv6NextHeader] != uint8(layers.IPProtocolUDP) {
 			return ErrNotRoCE
 		}
-		f.IPv6, udp, ipLen = true, off+ipv6Header, ipv6Header+int(binary.BigEndian.Uint16(frame[off+4:]))
+		f.IPv6, udp, ipLen = true, off+ipv6Header, ipv6Header+int(binary.BigEndian.Uint16(frame[off+ipv6PayloadLen:]))
 	default:
 		return ErrNotRoCE
 	}
 	if len(frame) < udp+udpHeader {
 		return truncated("UDP", udpHeader, len(frame)-udp)
 	}
-	if binary.BigEndian.Uint16(frame[udp+2:]) != uint16(UDPPort) {
+	if binary.BigEndian.Uint16(frame[udp+udpDstPort:]) != uint16(UDPPort) {
 		return ErrNotRoCE
 	}
 	end := off + ipLen
@@ -77,7 +76,7 @@ func (f *Frame) Decode(frame []byte) error {
 		return truncated("IP packet", ipLen, len(frame)-off)
 	}
 	f.IPStart, f.IPEnd = off, end
-	f.SrcPort = layers.UDPPort(binary.BigEndian.Uint16(frame[udp:]))
+	f.SrcPort = layers.UDPPort(binary.BigEndian.Uint16(frame[udp+udpSrcPort:]))
 	return f.BTH.DecodeFromBytes(frame[udp+udpHeader:end], gopacket.NilDecodeFeedback)
 }
 

@@ -61,15 +61,9 @@ var (
 	errICRCLen = errors.New("icrc: packet too short for IP, UDP and BTH headers")
 )
 
-const (
-	ipv4MinHeader = 20
-	ipv6Header    = 40
-	udpHeader     = 8
-	bthLen        = 12
-	// maxMasked is the longest run of headers with masked fields: IPv4
-	// with 40 bytes of options, UDP and the BTH.
-	maxMasked = 60 + udpHeader + bthLen
-)
+// maxMasked is the longest run of headers with masked fields: IPv4 with 40
+// bytes of options, UDP and the BTH.
+const maxMasked = ipv4MaxHeader + udpHeader + BTHLen
 
 // ComputeICRC returns the ICRC of pkt, an IPv4 or IPv6 packet from its first
 // header byte up to, not including, the ICRC. Masked to all ones first: IPv4
@@ -87,7 +81,7 @@ func ComputeICRC(pkt []byte) (uint32, error) {
 		return 0, err
 	}
 	var hdr [maxMasked]byte
-	n := h.bth + bthLen
+	n := h.bth + BTHLen
 	copy(hdr[:], pkt[:n])
 	h.mask(hdr[:n])
 	crc := update8(onesCRC, hdr[:n])
@@ -125,25 +119,25 @@ func parseIP(pkt []byte) (ipHeaders, error) {
 		return ipHeaders{}, errICRCLen
 	}
 	var h ipHeaders
-	switch pkt[0] >> 4 {
+	switch pkt[ipVersion] >> 4 {
 	case 4:
-		h.udp = int(pkt[0]&0x0F) * 4
+		h.udp = int(pkt[ipv4IHL]&0x0F) * 4
 		if h.udp < ipv4MinHeader {
 			return h, fmt.Errorf("icrc: IPv4 header length %d is below 20", h.udp)
 		}
-		if len(pkt) > 9 && pkt[9] != uint8(layers.IPProtocolUDP) {
-			return h, fmt.Errorf("icrc: IPv4 protocol %d is not UDP", pkt[9])
+		if len(pkt) > ipv4Protocol && pkt[ipv4Protocol] != uint8(layers.IPProtocolUDP) {
+			return h, fmt.Errorf("icrc: IPv4 protocol %d is not UDP", pkt[ipv4Protocol])
 		}
 	case 6:
 		h.v6, h.udp = true, ipv6Header
-		if len(pkt) > 6 && pkt[6] != uint8(layers.IPProtocolUDP) {
-			return h, fmt.Errorf("icrc: IPv6 next header %d is not UDP (extension headers are not supported)", pkt[6])
+		if len(pkt) > ipv6NextHeader && pkt[ipv6NextHeader] != uint8(layers.IPProtocolUDP) {
+			return h, fmt.Errorf("icrc: IPv6 next header %d is not UDP (extension headers are not supported)", pkt[ipv6NextHeader])
 		}
 	default:
-		return h, fmt.Errorf("icrc: IP version %d is neither 4 nor 6", pkt[0]>>4)
+		return h, fmt.Errorf("icrc: IP version %d is neither 4 nor 6", pkt[ipVersion]>>4)
 	}
 	h.bth = h.udp + udpHeader
-	if len(pkt) < h.bth+bthLen {
+	if len(pkt) < h.bth+BTHLen {
 		return h, errICRCLen
 	}
 	return h, nil
@@ -152,16 +146,17 @@ func parseIP(pkt []byte) (ipHeaders, error) {
 // mask sets the variant fields of the headers in b to all ones.
 func (h ipHeaders) mask(b []byte) {
 	if h.v6 {
-		b[0] |= 0x0F                        // traffic class, high nibble
-		b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF // traffic class low nibble, flow label
-		b[7] = 0xFF                         // hop limit
+		b[ipv6TrafficClass] |= 0x0F // traffic class, high nibble
+		// traffic class low nibble, flow label
+		b[ipv6TrafficClass+1], b[ipv6TrafficClass+2], b[ipv6TrafficClass+3] = 0xFF, 0xFF, 0xFF
+		b[ipv6HopLimit] = 0xFF
 	} else {
-		b[1] = 0xFF               // TOS
-		b[8] = 0xFF               // TTL
-		b[10], b[11] = 0xFF, 0xFF // header checksum
+		b[ipv4TOS] = 0xFF
+		b[ipv4TTL] = 0xFF
+		b[ipv4Checksum], b[ipv4Checksum+1] = 0xFF, 0xFF
 	}
-	b[h.udp+6], b[h.udp+7] = 0xFF, 0xFF // UDP checksum
-	b[h.bth+4] = 0xFF                   // FECN, BECN, reserved
+	b[h.udp+udpChecksum], b[h.udp+udpChecksum+1] = 0xFF, 0xFF
+	b[h.bth+bthFECN] = 0xFF // FECN, BECN, reserved
 }
 
 // slicing8 holds the tables of a slicing-by-8 CRC-32 (reflected polynomial
@@ -212,18 +207,19 @@ func ReferenceICRC(pkt []byte) (uint32, error) {
 	}
 	udp := h.udp
 	m := append(append([]byte{}, ones[:]...), pkt...)
-	ip := m[8:]
+	ip := m[len(ones):]
 	if h.v6 {
-		ip[0] |= 0x0F                          // traffic class, high nibble
-		ip[1], ip[2], ip[3] = 0xFF, 0xFF, 0xFF // traffic class low nibble, flow label
-		ip[7] = 0xFF                           // hop limit
+		ip[ipv6TrafficClass] |= 0x0F // traffic class, high nibble
+		// traffic class low nibble, flow label
+		ip[ipv6TrafficClass+1], ip[ipv6TrafficClass+2], ip[ipv6TrafficClass+3] = 0xFF, 0xFF, 0xFF
+		ip[ipv6HopLimit] = 0xFF
 	} else {
-		ip[1] = 0xFF                // TOS
-		ip[8] = 0xFF                // TTL
-		ip[10], ip[11] = 0xFF, 0xFF // header checksum
+		ip[ipv4TOS] = 0xFF
+		ip[ipv4TTL] = 0xFF
+		ip[ipv4Checksum], ip[ipv4Checksum+1] = 0xFF, 0xFF
 	}
-	ip[udp+6], ip[udp+7] = 0xFF, 0xFF // UDP checksum
-	ip[udp+udpHeader+4] = 0xFF        // FECN, BECN, reserved
+	ip[udp+udpChecksum], ip[udp+udpChecksum+1] = 0xFF, 0xFF
+	ip[udp+udpHeader+bthFECN] = 0xFF // FECN, BECN, reserved
 	crc := uint32(0xFFFFFFFF)
 	for _, b := range m {
 		crc ^= uint32(b)

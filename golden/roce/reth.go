@@ -10,6 +10,13 @@ import (
 // RETHLen is the size of the RDMA Extended Transport Header.
 const RETHLen = 16
 
+// Offsets of the RETH fields.
+const (
+	rethVA     = 0 // 8 bytes
+	rethRKey   = 8 // 4 bytes
+	rethDMALen = 12
+)
+
 // RETH is the RDMA Extended Transport Header (IBA 9.3.3; rxe_hdr.h). It
 // follows the BTH of RDMA WRITE FIRST/ONLY and RDMA READ requests; DMALen is
 // the length of the whole message.
@@ -43,9 +50,9 @@ func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("RETH", RETHLen, len(data))
 	}
-	r.VA = binary.BigEndian.Uint64(data[0:8])
-	r.RKey = binary.BigEndian.Uint32(data[8:12])
-	r.DMALen = binary.BigEndian.Uint32(data[12:16])
+	r.VA = binary.BigEndian.Uint64(data[rethVA:])
+	r.RKey = binary.BigEndian.Uint32(data[rethRKey:])
+	r.DMALen = binary.BigEndian.Uint32(data[rethDMALen:])
 	r.BaseLayer = layers.BaseLayer{Contents: data[:RETHLen], Payload: data[RETHLen:]}
 	return nil
 }
@@ -56,8 +63,8 @@ func (r *RETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 	if err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint64(buf[0:8], r.VA)
-	binary.BigEndian.PutUint32(buf[8:12], r.RKey)
-	binary.BigEndian.PutUint32(buf[12:16], r.DMALen)
+	binary.BigEndian.PutUint64(buf[rethVA:], r.VA)
+	binary.BigEndian.PutUint32(buf[rethRKey:], r.RKey)
+	binary.BigEndian.PutUint32(buf[rethDMALen:], r.DMALen)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/roce"
 )
 
@@ -521,32 +522,17 @@ func TestFixICRC(t *testing.T) {
 // rtUDPChecksumOK reports whether the UDP checksum of an IP packet that
 // carries UDP is zero (not computed, legal for IPv4 only) or right.
 func rtUDPChecksumOK(ip []byte) bool {
-	var sum uint32
-	add := func(b []byte) {
-		for i := 0; i+1 < len(b); i += 2 {
-			sum += uint32(binary.BigEndian.Uint16(b[i:]))
-		}
-		if len(b)%2 == 1 {
-			sum += uint32(b[len(b)-1]) << 8
-		}
-	}
-	var udp []byte
+	var udp, addrs []byte
 	if ip[0]>>4 == 6 {
-		udp = ip[40:]
-		add(ip[8:40])
+		udp, addrs = ip[40:], ip[8:40]
 	} else {
-		udp = ip[int(ip[0]&0xF)*4:]
-		add(ip[12:20])
+		udp, addrs = ip[int(ip[0]&0xF)*4:], ip[12:20]
 		if binary.BigEndian.Uint16(udp[6:8]) == 0 {
 			return true
 		}
 	}
-	sum += 17 + uint32(len(udp))
-	add(udp)
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	return sum == 0xFFFF
+	sum := uint64(checksum.Sum(0, addrs)) + 17 + uint64(len(udp))
+	return checksum.Sum(sum, udp) == 0xFFFF
 }
 
 // TestSerializeLayersUDPChecksum: gopacket computes the UDP checksum over a

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rocesim/cosim/golden/checksum"
 )
 
 // SerializeLayers is gopacket.SerializeLayers for frames that hold a RoCEv2
@@ -51,36 +53,21 @@ func FixICRC(frame []byte) error {
 func fixUDPChecksum(pkt []byte) {
 	h, err := parseIP(pkt)
 	udp := h.udp
-	if err != nil || binary.BigEndian.Uint16(pkt[udp+6:]) == 0 {
+	if err != nil || binary.BigEndian.Uint16(pkt[udp+udpChecksum:]) == 0 {
 		return
 	}
-	var sum uint32
-	add := func(b []byte) {
-		for len(b) >= 2 {
-			sum += uint32(binary.BigEndian.Uint16(b))
-			b = b[2:]
-		}
-		if len(b) == 1 {
-			sum += uint32(b[0]) << 8
-		}
-	}
+	addrs := pkt[ipv4SrcAddr : ipv4DstAddr+ipv4AddrLen] // source and destination addresses
 	if h.v6 {
-		add(pkt[8:40]) // source and destination addresses
-	} else {
-		add(pkt[12:20])
+		addrs = pkt[ipv6SrcAddr : ipv6DstAddr+ipv6AddrLen]
 	}
 	datagram := pkt[udp:]
-	sum += uint32(layers.IPProtocolUDP) + uint32(len(datagram))
-	pkt[udp+6], pkt[udp+7] = 0, 0
-	add(datagram)
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	c := ^uint16(sum)
+	sum := uint64(checksum.Sum(0, addrs)) + uint64(layers.IPProtocolUDP) + uint64(len(datagram))
+	pkt[udp+udpChecksum], pkt[udp+udpChecksum+1] = 0, 0
+	c := ^checksum.Sum(sum, datagram)
 	if c == 0 {
 		c = 0xFFFF // zero means "no checksum" (RFC 768)
 	}
-	binary.BigEndian.PutUint16(pkt[udp+6:], c)
+	binary.BigEndian.PutUint16(pkt[udp+udpChecksum:], c)
 }
 
 // ErrNotIP is returned by IPPacket for a frame that carries neither IPv4 nor IPv6.
@@ -90,18 +77,17 @@ var ErrNotIP = errors.New("frame carries neither IPv4 nor IPv6")
 // 802.1ad tags: frame[start:end] runs from the first IP header byte to the
 // last byte the IP length field counts (Ethernet padding excluded).
 func IPPacket(frame []byte) (start, end int, err error) {
-	const ethHeader, tagLen = 14, 4
 	off := ethHeader
 	if len(frame) < off {
 		return 0, 0, truncated("Ethernet", ethHeader, len(frame))
 	}
-	et := layers.EthernetType(binary.BigEndian.Uint16(frame[12:14]))
+	et := layers.EthernetType(binary.BigEndian.Uint16(frame[ethType:]))
 	for et == layers.EthernetTypeDot1Q || et == layers.EthernetTypeQinQ {
-		if len(frame) < off+tagLen {
-			return 0, 0, truncated("Dot1Q", tagLen, len(frame)-off)
+		if len(frame) < off+dot1QLen {
+			return 0, 0, truncated("Dot1Q", dot1QLen, len(frame)-off)
 		}
-		et = layers.EthernetType(binary.BigEndian.Uint16(frame[off+2 : off+4]))
-		off += tagLen
+		et = layers.EthernetType(binary.BigEndian.Uint16(frame[off+dot1QType:]))
+		off += dot1QLen
 	}
 	var n int
 	switch et {
@@ -109,15 +95,15 @@ func IPPacket(frame []byte) (start, end int, err error) {
 		if len(frame) < off+ipv4MinHeader {
 			return 0, 0, truncated("IPv4", ipv4MinHeader, len(frame)-off)
 		}
-		n = int(binary.BigEndian.Uint16(frame[off+2 : off+4]))
-		if ihl := int(frame[off]&0x0F) * 4; n < ihl || ihl < ipv4MinHeader {
+		n = int(binary.BigEndian.Uint16(frame[off+ipv4TotalLen:]))
+		if ihl := int(frame[off+ipv4IHL]&0x0F) * 4; n < ihl || ihl < ipv4MinHeader {
 			return 0, 0, fmt.Errorf("IPv4 total length %d is shorter than its header (IHL %d bytes)", n, ihl)
 		}
 	case layers.EthernetTypeIPv6:
 		if len(frame) < off+ipv6Header {
 			return 0, 0, truncated("IPv6", ipv6Header, len(frame)-off)
 		}
-		n = ipv6Header + int(binary.BigEndian.Uint16(frame[off+4:off+6]))
+		n = ipv6Header + int(binary.BigEndian.Uint16(frame[off+ipv6PayloadLen:]))
 	default:
 		return 0, 0, fmt.Errorf("%w (EtherType %#04x)", ErrNotIP, uint16(et))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
 )
@@ -237,8 +238,9 @@ func (c *Checker) isRoCEStub() bool {
 	default:
 		return false
 	}
+	const udpDstPort = 2 // offset of the UDP destination port, 2 bytes
 	return proto == layers.IPProtocolUDP && !c.has(layers.LayerTypeUDP) &&
-		len(payload) >= 4 && uint16(payload[2])<<8|uint16(payload[3]) == uint16(roce.UDPPort)
+		len(payload) >= udpDstPort+2 && uint16(payload[udpDstPort])<<8|uint16(payload[udpDstPort+1]) == uint16(roce.UDPPort)
 }
 
 func (c *Checker) layer(t gopacket.LayerType) gopacket.DecodingLayer {
@@ -269,7 +271,7 @@ func (c *Checker) checkIP(frame []byte) {
 	case c.has(layers.LayerTypeIPv4):
 		ipLen, ipHeader = int(c.ip4.Length), len(c.ip4.Contents)
 		present = ipHeader + len(c.ip4.Payload)
-		if !ipv4ChecksumOK(c.ip4.Contents) {
+		if checksum.Checksum(c.ip4.Contents) != 0 {
 			c.add(CodeIPv4Checksum, "IPv4 header checksum %#04x does not verify", c.ip4.Checksum)
 		}
 	case c.has(layers.LayerTypeIPv6):
@@ -352,22 +354,7 @@ func (c *Checker) checkBTH() {
 	}
 }
 
-// ipv4ChecksumOK reports whether an IPv4 header, checksum included, sums to
-// 0xFFFF in ones' complement (RFC 791, RFC 1071).
-func ipv4ChecksumOK(h []byte) bool { return onesSum(h) == 0xFFFF }
-
 // IPv4Checksum returns the header checksum to write into h, whose checksum
-// field must be zero (RFC 791, RFC 1071).
-func IPv4Checksum(h []byte) uint16 { return ^onesSum(h) }
-
-// onesSum is the 16-bit ones'-complement sum of h.
-func onesSum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	return uint16(sum)
-}
+// field must be zero (RFC 791, RFC 1071); over a header whose checksum is
+// in place it is 0 when the checksum verifies.
+func IPv4Checksum(h []byte) uint16 { return checksum.Checksum(h) }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/golden/wirecheck"
@@ -110,27 +111,12 @@ func offsets(t testing.TB, f []byte) (ip, udp, bth int) {
 	return ip, udp, udp + 8
 }
 
-// ipv4Checksum computes the header checksum of h with its checksum field
-// taken as zero.
-func ipv4Checksum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		if i == 10 {
-			continue
-		}
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xFFFF {
-		sum = sum&0xFFFF + sum>>16
-	}
-	return ^uint16(sum)
-}
-
 // fixIPv4 recomputes the IPv4 header checksum, if the frame is IPv4.
 func fixIPv4(f []byte, ip int) {
 	if f[ip]>>4 == 4 {
 		hl := int(f[ip]&0x0F) * 4
-		binary.BigEndian.PutUint16(f[ip+10:], ipv4Checksum(f[ip:ip+hl]))
+		f[ip+10], f[ip+11] = 0, 0
+		binary.BigEndian.PutUint16(f[ip+10:], checksum.Checksum(f[ip:ip+hl]))
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/pfc"
-	"github.com/rocesim/cosim/golden/wirecheck"
 )
 
 // L2Spec describes an Ethernet frame for the switch: addresses, an
@@ -69,7 +69,7 @@ func WriteL2(rng *rand.Rand, s L2Spec, f []byte) {
 	ip[8] = 64
 	ip[9] = 253 // experimental protocol (RFC 3692)
 	ip[10], ip[11] = 0, 0
-	binary.BigEndian.PutUint16(ip[10:], wirecheck.IPv4Checksum(ip))
+	binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip))
 }
 
 // PFCMaxQuanta bounds the pause times WritePFC draws: at most 8184 cycles

@@ -28,9 +28,8 @@ package tap
 import (
 	"encoding/binary"
 	"errors"
-	"math/bits"
 
-	"github.com/rocesim/cosim/golden/wirecheck"
+	"github.com/rocesim/cosim/golden/checksum"
 )
 
 // vnetHdrLen is sizeof(struct virtio_net_hdr): no num_buffers, since the
@@ -93,7 +92,7 @@ func completeCsum(pkt []byte, h vnetHdr) error {
 	if start >= len(pkt) || at+2 > len(pkt) {
 		return errOffload
 	}
-	c := ^fold(sum(0, pkt[start:]))
+	c := checksum.Checksum(pkt[start:])
 	if c == 0 {
 		c = 0xffff // for UDP 0 means "no checksum"; for TCP both are the same value
 	}
@@ -203,56 +202,19 @@ func tcpOffset(f []byte, l3 int, v6 bool) (int, bool) {
 	return l4, l4 >= l3+20 && len(f) >= l4+20
 }
 
-// sum adds b, as big-endian 16-bit words, to a one's-complement running
-// sum kept in 64 bits (RFC 1071); an odd last byte is padded with zero.
-// It covers every payload byte of every segment, eight at a time, where
-// wirecheck's IPv4Checksum (used for the 20-byte headers) goes two at a
-// time.
-func sum(s uint64, b []byte) uint64 {
-	var c uint64
-	for len(b) >= 32 {
-		s, c = bits.Add64(s, binary.BigEndian.Uint64(b), c)
-		s, c = bits.Add64(s, binary.BigEndian.Uint64(b[8:]), c)
-		s, c = bits.Add64(s, binary.BigEndian.Uint64(b[16:]), c)
-		s, c = bits.Add64(s, binary.BigEndian.Uint64(b[24:]), c)
-		b = b[32:]
-	}
-	for len(b) >= 8 {
-		s, c = bits.Add64(s, binary.BigEndian.Uint64(b), c)
-		b = b[8:]
-	}
-	var tail uint64 // at most 7 bytes, so adding the last carry cannot overflow
-	for i, v := range b {
-		tail |= uint64(v) << (56 - 8*i)
-	}
-	s, c = bits.Add64(s, tail, c)
-	return s + c
-}
-
-// fold reduces a running sum to 16 bits, end-around carries included.
-func fold(s uint64) uint16 {
-	s = (s >> 32) + (s & 0xffffffff)
-	s = (s >> 32) + (s & 0xffffffff)
-	s = (s >> 16) + (s & 0xffff)
-	s = (s >> 16) + (s & 0xffff)
-	return uint16(s)
-}
-
 // setIPv4Csum rewrites the header checksum of the IPv4 header h.
 func setIPv4Csum(h []byte) {
 	h[10], h[11] = 0, 0
-	binary.BigEndian.PutUint16(h[10:], wirecheck.IPv4Checksum(h))
+	binary.BigEndian.PutUint16(h[10:], checksum.Checksum(h))
 }
 
 // pseudoSum is the TCP pseudo-header's sum for a segment of tcpLen bytes.
 func pseudoSum(f []byte, l3 int, v6 bool, tcpLen int) uint64 {
-	var s uint64
+	addrs := f[l3+12 : l3+20]
 	if v6 {
-		s = sum(0, f[l3+8:l3+40])
-	} else {
-		s = sum(0, f[l3+12:l3+20])
+		addrs = f[l3+8 : l3+40]
 	}
-	return uint64(fold(s)) + 6 + uint64(tcpLen)
+	return uint64(checksum.Sum(0, addrs)) + 6 + uint64(tcpLen)
 }
 
 // setTCPCsum computes the checksum of the TCP segment at l4, to the end
@@ -260,7 +222,7 @@ func pseudoSum(f []byte, l3 int, v6 bool, tcpLen int) uint64 {
 func setTCPCsum(f []byte, l3, l4 int, v6 bool) {
 	f[l4+16], f[l4+17] = 0, 0
 	s := pseudoSum(f, l3, v6, len(f)-l4)
-	binary.BigEndian.PutUint16(f[l4+16:], ^fold(sum(s, f[l4:])))
+	binary.BigEndian.PutUint16(f[l4+16:], ^checksum.Sum(s, f[l4:]))
 }
 
 // segment describes a frame that may join a super-packet: an untagged
@@ -358,7 +320,7 @@ func join(dst []byte, run [][]byte, a segment) []byte {
 	// CHECKSUM_PARTIAL: the field holds the pseudo-header's sum and the
 	// receiving kernel takes the segments' checksums as verified; each
 	// crossed the simulation byte-for-byte checked against golden.
-	binary.BigEndian.PutUint16(p[l4+16:], fold(pseudoSum(p, l3, a.v6, total-l4)))
+	binary.BigEndian.PutUint16(p[l4+16:], checksum.Fold(pseudoSum(p, l3, a.v6, total-l4)))
 	vnetHdr{flags: vnetNeedsCsum, gsoType: gso, hdrLen: uint16(a.hlen), gsoSize: uint16(a.payload),
 		csumStart: uint16(l4), csumOffset: 16}.put(dst)
 	return dst

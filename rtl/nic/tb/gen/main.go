@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/framegen"
 )
@@ -166,7 +167,7 @@ func (g *gen) misalign(f []byte) ([]byte, error) {
 		l4 = int(ip[0]&0x0F) * 4
 		binary.BigEndian.PutUint16(ip[2:], binary.BigEndian.Uint16(ip[2:])+uint16(k))
 		binary.BigEndian.PutUint16(ip[10:], 0)
-		binary.BigEndian.PutUint16(ip[10:], ipv4Checksum(ip[:l4]))
+		binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip[:l4]))
 	}
 	binary.BigEndian.PutUint16(ip[l4+4:], binary.BigEndian.Uint16(ip[l4+4:])+uint16(k))
 	icrc, err := computeICRC(ip)
@@ -196,7 +197,7 @@ func (g *gen) options(f []byte) ([]byte, error) {
 	ip[0] = 0x40 | byte(5+k)
 	binary.BigEndian.PutUint16(ip[2:], binary.BigEndian.Uint16(ip[2:])+uint16(4*k))
 	binary.BigEndian.PutUint16(ip[10:], 0)
-	binary.BigEndian.PutUint16(ip[10:], ipv4Checksum(ip[:20+4*k]))
+	binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip[:20+4*k]))
 	icrc, err := computeICRC(ip[:len(ip)-roce.ICRCLen])
 	if err != nil {
 		return nil, err
@@ -242,17 +243,6 @@ func maskedICRC(pkt []byte) uint32 {
 	}
 	ip[l4+6], ip[l4+7], ip[l4+8+4] = 0xFF, 0xFF, 0xFF
 	return crc32.ChecksumIEEE(m)
-}
-
-func ipv4Checksum(h []byte) uint16 {
-	var s uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		s += uint32(binary.BigEndian.Uint16(h[i:]))
-	}
-	for s > 0xFFFF {
-		s = s&0xFFFF + s>>16
-	}
-	return ^uint16(s)
 }
 
 // notRoCE turns a RoCEv2 frame into one that is not (by the RTL's rule), or
