@@ -16,7 +16,7 @@ import (
 type TapEnd interface {
 	// Take returns the frames that enter the tap's input port in the
 	// window [start, end). A live end returns frames waiting now, each
-	// stamped start (DESIGN.md, Time), no more than fit: it stops once
+	// stamped start (harness/DESIGN.md, "Time"), no more than fit: it stops once
 	// budget bytes are given (the frame that crosses it still goes). A
 	// recording returns its frames stamped before end and ignores budget.
 	// The engine keeps the frames' data; the slice itself is the end's.
@@ -96,6 +96,7 @@ type tapPort struct {
 	name     string
 	end      TapEnd
 	in       portRef
+	node     *node // the model of in
 	hasIn    bool
 	width    int    // of the input's model, for the line below
 	lineFree uint64 // when the input port has sent what it was given
@@ -125,7 +126,8 @@ func (r *run) addTaps() error {
 			if err := r.checkPort(tp.in, true); err != nil {
 				return err
 			}
-			tp.width = r.byName[m].width
+			tp.node = r.byName[m]
+			tp.width = tp.node.width
 		}
 		if t.Out != "" {
 			m, p := r.sc.Port(t.Out)
@@ -164,7 +166,7 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 		if !tp.hasIn {
 			continue
 		}
-		n := r.byName[tp.in.model]
+		n := tp.node
 		// A live tap hands over what the port can start sending before
 		// end (limit when frames queue up); the rest waits in its bounded
 		// queue, in wall-clock time.
