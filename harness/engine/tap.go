@@ -67,14 +67,10 @@ type Live interface {
 	Wait(ctx context.Context) bool
 }
 
-// Live window lengths when Config leaves them 0, in cycles. At 512 bits a
-// ping takes 2 cycles to enter the switch and is out 3 later; a
-// 1514-byte frame takes 24. Every cycle costs a few microseconds of model
-// time and every window a round trip to the model process, so short
-// windows serve latency and long ones throughput. 512 cycles (21 such
-// frames at 512 bits) carried make tap-demo's TCP stream 56 Mbit/s faster
-// on average than 256 (7 alternating pairs on 2 vCPUs, 6 faster), with
-// the switch built with profile feedback; 1024 was no better.
+// Live window lengths when Config leaves them 0, in cycles. Short windows
+// serve a ping's latency (at 512 bits it is in the switch in 2 cycles and
+// out 3 later), long ones a stream's throughput (a 1514-byte frame takes
+// 24): make tap-demo measures the stream (harness/PERFORMANCE.md).
 const (
 	DefaultLiveWindow    = 8
 	DefaultLiveMaxWindow = 512
