@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/rocesim/cosim/harness/builtin" // the devices and workloads scenarios name
 )
 
 const usage = `usage: cosim <command> [arguments]

@@ -26,6 +26,7 @@ type link struct {
 	inflight            fifo.Queue[stamped] // by arrival cycle
 	late                fifo.Queue[stamped] // reordered frames, by arrival cycle
 	pcap                int                 // interface in the run's pcapng writer
+	toNode              *node               // the model of to
 }
 
 // linkFault is what a link did to a frame: a set of these bits. A lost

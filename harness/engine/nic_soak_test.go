@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/workload/rdma"
 )
 
 // Long random campaigns of the NIC, run by make soak next to the switch's
@@ -46,7 +46,7 @@ func TestNICSoak(t *testing.T) {
 func TestSoakShapesFit(t *testing.T) {
 	for seed := uint64(1); seed <= 5000; seed++ {
 		s := newSoakShape(seed, 20000)
-		if !engine.RDMABuffersFit(s.qps, s.outstanding, s.maxSize) {
+		if !rdma.BuffersFit(s.qps, s.outstanding, s.maxSize) {
 			t.Fatalf("seed %d: %s: the buffers do not fit", seed, s)
 		}
 	}
@@ -86,7 +86,7 @@ func newSoakShape(seed uint64, messages int) soakShape {
 	// The buffers must fit each NIC's memory: fewer outstanding messages
 	// when they would not (seed 108 drew 16 QPs, 32 outstanding and 64 KiB:
 	// 160 MiB, and every run of it stopped before starting).
-	for s.outstanding > 1 && !engine.RDMABuffersFit(s.qps, s.outstanding, s.maxSize) {
+	for s.outstanding > 1 && !rdma.BuffersFit(s.qps, s.outstanding, s.maxSize) {
 		s.outstanding /= 2
 	}
 	// The ACK timer must outlast the queue a request may wait behind: every

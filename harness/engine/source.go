@@ -26,6 +26,7 @@ type source struct {
 	name  string
 	model string
 	port  int
+	node  *node // the model of port, once the run resolved it
 
 	// frames holds frame numbers base, base+1, ... of the stream: every
 	// frame drawn and still needed. next is the number of the first one

@@ -1,10 +1,103 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/rocesim/cosim/cosim"
 )
+
+// Summary is summary.json.
+type Summary struct {
+	Scenario     string                            `json:"scenario"`
+	Seed         uint64                            `json:"seed"`
+	Cycles       uint64                            `json:"cycles"`
+	WallSeconds  float64                           `json:"wall_seconds"`
+	CyclesPerSec float64                           `json:"cycles_per_second"`
+	Windows      int                               `json:"windows"`
+	FramesIn     int                               `json:"frames_in"`
+	FramesOut    int                               `json:"frames_out"`
+	Matched      int                               `json:"matched"`
+	Mismatched   int                               `json:"mismatched"`
+	Missing      int                               `json:"missing"`
+	Unexpected   int                               `json:"unexpected"`
+	Drops        map[string]int                    `json:"drops"`
+	Faults       map[string]int                    `json:"faults"`
+	Counters     map[string]map[string]CounterPair `json:"counters"`
+	// Stalls counts backpressure per model: cycles a source had a beat
+	// the DUT did not take, and cycles a sink held tready low on a beat.
+	Stalls       map[string]Stalls   `json:"backpressure_cycles"`
+	CounterFails int                 `json:"counter_mismatches"`
+	Stuck        int                 `json:"stuck_inputs"`
+	Taps         map[string]TapStats `json:"taps,omitempty"`
+	// Workload lists what the [[rdma]] workloads found wrong: a message
+	// that did not complete with success, host memory that is not what the
+	// messages leave (rdma.go), or DUT memory unlike the golden model's.
+	Workload []string `json:"workload_failures,omitempty"`
+	// Waited is what the run loop waited for: the largest share says
+	// what bounds the run's speed.
+	Waited Waits  `json:"waited"`
+	Error  string `json:"error,omitempty"`
+	Pass   bool   `json:"pass"`
+}
+
+// Waits splits the wall time the run loop spent waiting, in seconds. The
+// rest it spent on its own work: building windows, routing replies.
+type Waits struct {
+	// Models: sending windows and waiting for the replies (reading them
+	// included). Near the wall time, the RTL bounds the run.
+	Models float64 `json:"models_seconds"`
+	// Checking: the checker (golden models, scoreboard) and the pcapng
+	// writers behind it, several windows back; --no-pcap drops the
+	// writers' share.
+	Checking float64 `json:"checking_seconds"`
+	// Stimulus: the sources' prefetchers (reading captures, generating
+	// frames) behind.
+	Stimulus float64 `json:"stimulus_seconds"`
+	// Hosts: a live run idle, waiting for a frame from a host.
+	Hosts float64 `json:"hosts_seconds"`
+}
+
+// Stalls is one model's backpressure, in cycles.
+type Stalls struct {
+	Source uint64 `json:"source"`
+	Sink   uint64 `json:"sink"`
+}
+
+// CounterPair is one DUT counter beside its golden value.
+type CounterPair struct {
+	DUT    uint64 `json:"dut"`
+	Golden uint64 `json:"golden"`
+}
+
+// notStarted reports a run that failed before any model started: like a
+// failed run, it leaves summary.json (seed, error, pass false) behind.
+func notStarted(cfg Config, err error) (*Summary, error) {
+	s := &Summary{
+		Scenario: cfg.Scenario.Name, Seed: cfg.Seed, Error: err.Error(),
+		Drops: map[string]int{}, Faults: map[string]int{}, Counters: map[string]map[string]CounterPair{},
+		Stalls: map[string]Stalls{},
+	}
+	if werr := writeSummary(cfg.OutDir, s); werr != nil {
+		return s, errors.Join(err, werr)
+	}
+	return s, err
+}
+
+func writeSummary(dir string, s *Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644)
+}
 
 // CounterLines gives each model's non-zero DUT counters on one line,
 // "model: name value ...", models and names in order, summed over ports
@@ -53,4 +146,132 @@ func (s *Summary) CounterLines() []string {
 		lines = append(lines, b.String())
 	}
 	return lines
+}
+
+// csrReadCycles is what the counter readout allows per CSR read; tops
+// document their read latency next to their CSR map.
+const csrReadCycles = 8
+
+// compareCounters reads every DUT counter through the CSR path and
+// compares it with the golden model's.
+func (r *run) compareCounters(ctx context.Context) error {
+	// The reads go over the CSR bus during one window: give them room
+	// (sim/README.md bounds a read at 1024 cycles).
+	most := 0
+	for _, n := range r.nodes {
+		most = max(most, len(n.top.Counters))
+	}
+	target := r.cycle + uint64(most)*csrReadCycles + 16
+	defer func() { r.cycle = target }()
+	return r.parallel(func(n *node) error {
+		names := make([]string, 0, len(n.top.Counters))
+		for name := range n.top.Counters {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		w := cosim.Window{Target: target}
+		for _, name := range names {
+			w.CSRReads = append(w.CSRReads, n.top.Counters[name])
+		}
+		rep, err := n.m.Step(ctx, w)
+		if err != nil {
+			return err
+		}
+		want := n.golden.Counters()
+		pairs := map[string]CounterPair{}
+		for i, name := range names {
+			p := CounterPair{DUT: uint64(rep.CSRData[i].Data), Golden: want[name] & 0xFFFFFFFF}
+			pairs[name] = p
+		}
+		r.setCounters(n.name, pairs)
+		return nil
+	})
+}
+
+func (r *run) setCounters(model string, p map[string]CounterPair) {
+	r.ctrMu.Lock()
+	defer r.ctrMu.Unlock()
+	r.ctrs[model] = p
+}
+
+// finishWorkloads lets every workload check its end state once the models
+// drained: it may read them back (host memory).
+func (r *run) finishWorkloads(ctx context.Context) error {
+	if len(r.workloads) == 0 {
+		return nil
+	}
+	models := make(map[string]*cosim.Model, len(r.nodes))
+	for _, n := range r.nodes {
+		models[n.name] = n.m
+	}
+	for _, w := range r.workloads {
+		fails, err := w.Finish(ctx, r.cycle, models)
+		if err != nil {
+			return err
+		}
+		r.workFails = append(r.workFails, fails...)
+	}
+	return nil
+}
+
+// summary is summary.json, and the report of every counter and workload
+// failure.
+func (r *run) summary(wall time.Duration, runErr error) *Summary {
+	c := r.sb.Counts()
+	s := &Summary{
+		Scenario: r.sc.Name, Seed: r.cfg.Seed, Cycles: r.cycle, WallSeconds: wall.Seconds(),
+		Windows: r.windows, FramesIn: r.in, FramesOut: c.Observed, Matched: c.Matched,
+		Mismatched: c.Mismatched, Missing: c.Missing, Unexpected: c.Unexpected,
+		Drops: r.drops, Faults: r.faults, Counters: r.ctrs, Stuck: r.stuck,
+		Stalls: map[string]Stalls{},
+	}
+	for _, n := range r.nodes {
+		s.Stalls[n.name] = n.stalls
+	}
+	r.tapStats(s)
+	if wall > 0 {
+		s.CyclesPerSec = float64(r.cycle) / wall.Seconds()
+	}
+	for _, n := range r.nodes {
+		names := make([]string, 0, len(r.ctrs[n.name]))
+		for name := range r.ctrs[n.name] {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if p := r.ctrs[n.name][name]; p.DUT != p.Golden {
+				s.CounterFails++
+				fmt.Fprintf(r.cfg.Report, "COUNTER MISMATCH run=%s seed=%d counter=%s.%s want %d got %d\n",
+					r.sc.Name, r.cfg.Seed, n.name, name, p.Golden, p.DUT)
+			}
+		}
+	}
+	if runErr != nil {
+		s.Error = runErr.Error()
+	}
+	s.Workload = r.workFails
+	for _, f := range s.Workload {
+		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
+	}
+	s.Waited = Waits{Models: r.waitModels.Seconds(), Hosts: r.waitHosts.Seconds()}
+	if r.check != nil { // nil when the run stopped before it (a capture not created)
+		s.Waited.Checking = r.check.waited.Seconds()
+	}
+	for _, src := range r.sources {
+		s.Waited.Stimulus += src.waited.Seconds()
+	}
+	s.Pass = runErr == nil && c.Pass() && s.CounterFails == 0 && s.Stuck == 0 && len(s.Workload) == 0
+	return s
+}
+
+// finish closes the pcapng and writes summary.json; both happen on failed
+// runs too, so a failure can be studied.
+func (r *run) finish(s *Summary) error {
+	var errs []error
+	for _, w := range r.pcaps {
+		errs = append(errs, w.Close())
+	}
+	errs = append(errs, writeSummary(r.cfg.OutDir, s))
+	errs = append(errs, r.sb.Errors()...)
+	return errors.Join(errs...)
 }

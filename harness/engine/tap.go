@@ -16,7 +16,7 @@ import (
 type TapEnd interface {
 	// Take returns the frames that enter the tap's input port in the
 	// window [start, end). A live end returns frames waiting now, each
-	// stamped start (DESIGN.md, Time), no more than fit: it stops once
+	// stamped start (harness/DESIGN.md, "Time"), no more than fit: it stops once
 	// budget bytes are given (the frame that crosses it still goes). A
 	// recording returns its frames stamped before end and ignores budget.
 	// The engine keeps the frames' data; the slice itself is the end's.
@@ -67,14 +67,10 @@ type Live interface {
 	Wait(ctx context.Context) bool
 }
 
-// Live window lengths when Config leaves them 0, in cycles. At 512 bits a
-// ping takes 2 cycles to enter the switch and is out 3 later; a
-// 1514-byte frame takes 24. Every cycle costs a few microseconds of model
-// time and every window a round trip to the model process, so short
-// windows serve latency and long ones throughput. 512 cycles (21 such
-// frames at 512 bits) carried make tap-demo's TCP stream 56 Mbit/s faster
-// on average than 256 (7 alternating pairs on 2 vCPUs, 6 faster), with
-// the switch built with profile feedback; 1024 was no better.
+// Live window lengths when Config leaves them 0, in cycles. Short windows
+// serve a ping's latency (at 512 bits it is in the switch in 2 cycles and
+// out 3 later), long ones a stream's throughput (a 1514-byte frame takes
+// 24): make tap-demo measures the stream (harness/PERFORMANCE.md).
 const (
 	DefaultLiveWindow    = 8
 	DefaultLiveMaxWindow = 512
@@ -96,6 +92,7 @@ type tapPort struct {
 	name     string
 	end      TapEnd
 	in       portRef
+	node     *node // the model of in
 	hasIn    bool
 	width    int    // of the input's model, for the line below
 	lineFree uint64 // when the input port has sent what it was given
@@ -125,7 +122,8 @@ func (r *run) addTaps() error {
 			if err := r.checkPort(tp.in, true); err != nil {
 				return err
 			}
-			tp.width = r.byName[m].width
+			tp.node = r.byName[m]
+			tp.width = tp.node.width
 		}
 		if t.Out != "" {
 			m, p := r.sc.Port(t.Out)
@@ -164,7 +162,7 @@ func (r *run) takeTaps(end, limit uint64, batch []job) ([]job, uint64) {
 		if !tp.hasIn {
 			continue
 		}
-		n := r.byName[tp.in.model]
+		n := tp.node
 		// A live tap hands over what the port can start sending before
 		// end (limit when frames queue up); the rest waits in its bounded
 		// queue, in wall-clock time.

@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/rocesim/cosim/harness/engine"
+
+	_ "github.com/rocesim/cosim/harness/builtin" // Parse knows the built-in tops
 )
 
 // RequireEnv makes a missing model binary a failure instead of a skip.

@@ -1,18 +1,24 @@
-package engine
+// Package rdma is the [[rdma]] workload (harness/scenario/rdma.go): RC
+// traffic between two NIC models and, behind each, the host that drives
+// it. It registers with the engine as a workload: it configures both NICs
+// (the DUT through CSR writes, the golden model, harness/device/nicdev,
+// with the same values), fills their host memory, posts work requests
+// through the command port and reacts to completions, and at the end
+// checks host memory against golden's and against what the messages meant.
+package rdma
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"sort"
-	"sync"
 
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/device/nicdev"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
@@ -31,14 +37,15 @@ type rdma struct {
 	sides       [2]*rdmaSide
 	hostLatency uint64
 	fails       []string
+	byModel     map[string]int // NIC model -> its side
 }
 
 // rdmaSide is one NIC and its host.
 type rdmaSide struct {
 	k      int
 	model  string
-	setup  nicSetup
-	golden *nicGolden
+	setup  nicdev.Setup
+	golden *nicdev.Golden
 	rkey   uint32
 	base   uint64 // of the registered region
 	stride uint64 // one buffer
@@ -154,6 +161,11 @@ const maxRDMAMemory = 64 << 20
 // to a cache line.
 func rdmaStride(maxSize int) uint64 { return (uint64(max(maxSize, 1)) + 63) &^ 63 }
 
+// BuffersFit tells whether a workload's buffers fit each NIC's memory.
+func BuffersFit(qps, outstanding, maxSize int) bool {
+	return rdmaBuffers(qps, outstanding, maxSize) <= maxRDMAMemory
+}
+
 // rdmaBuffers is what a workload's buffers take of each NIC's memory.
 func rdmaBuffers(qps, outstanding, maxSize int) uint64 {
 	return numAreas * uint64(qps) * uint64(outstanding) * rdmaStride(maxSize)
@@ -182,7 +194,7 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 		fillRandom(rng, data)
 		for off := uint64(0); off < size; off += cosim.MaxMemLen {
 			blk := data[off:min(size, off+cosim.MaxMemLen)]
-			s.setup.Init = append(s.setup.Init, memBlock{Addr: s.base + off, Data: blk})
+			s.setup.Init = append(s.setup.Init, nicdev.MemBlock{Addr: s.base + off, Data: blk})
 			s.intent.Write(s.base+off, blk)
 		}
 		x.sides[k] = s
@@ -207,7 +219,7 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 				SendPSN: psn[k], RecvPSN: psn[1-k], PMTU: w.PMTU,
 				Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
 				MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
-				MaxReads: nicParams["MAX_READS"], SQDepth: nicParams["SQ_DEPTH"], RQDepth: nicParams["RQ_DEPTH"],
+				MaxReads: nicdev.Params["MAX_READS"], SQDepth: nicdev.Params["SQ_DEPTH"], RQDepth: nicdev.Params["RQ_DEPTH"],
 			})
 			rq := &rdmaQP{q: q, qpn: qpn[k], byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
 			for slot := range w.Outstanding {
@@ -506,97 +518,3 @@ func firstDifference(a, b []byte) (int, bool) {
 
 // memSize is the length of the registered region of every side.
 func (s *rdmaSide) memSize() uint64 { return s.setup.MRs[0].Length }
-
-// addRDMA sets up the scenario's [[rdma]] workloads: each NIC's golden
-// model and DUT get the same configuration (calls and CSR writes) and the
-// same first memory contents, and the hosts' first posts are scheduled
-// after the configuration writes.
-func (r *run) addRDMA() error {
-	clockHz := uint64(r.sc.ClockMHz*1e6 + 0.5)
-	set := map[string]bool{}
-	for i, w := range r.sc.RDMA {
-		x, err := newRDMA(i, w, r.sc, r.cfg.Seed, clockHz)
-		if err != nil {
-			return &ScenarioError{fmt.Errorf("%s: %w", r.sc.File, err)}
-		}
-		start := uint64(0)
-		for k, s := range x.sides {
-			n := r.byName[s.model]
-			g, ok := n.golden.(*nicGolden)
-			if !ok {
-				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s is a %s, not a NIC (top \"nic\")", r.sc.File, i, n.name, n.top.Name)}
-			}
-			if n.spec.SrcGapPct != 0 || n.spec.SinkStallPct != 0 {
-				return &ScenarioError{fmt.Errorf("%s: model %s: a NIC waits neither on the wire nor on the host (rtl/nic/README.md \"Ports\"): src_gap_pct and sink_stall_pct must be 0", r.sc.File, n.name)}
-			}
-			if err := g.configure(&s.setup); err != nil {
-				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s: %w", r.sc.File, i, n.name, err)}
-			}
-			s.golden = g
-			ws, err := s.configWrites()
-			if err != nil {
-				return &ScenarioError{fmt.Errorf("%s: rdma[%d]: model %s: %w", r.sc.File, i, n.name, err)}
-			}
-			n.config = append(n.config, ws...)
-			for _, b := range s.setup.Init {
-				n.memInit = append(n.memInit, cosim.Mem{Addr: b.Addr, Data: b.Data})
-			}
-			n.rdma, n.side = x, k
-			set[n.name] = true
-			start = max(start, uint64(len(n.config))) // one write per cycle from cycle 0
-		}
-		x.begin(start + 16)
-		r.rdmas = append(r.rdmas, x)
-	}
-	// A NIC no workload sets up stays as reset leaves it (no address, no
-	// QP, no region): it still passes every frame that is not RoCEv2 up to
-	// its host (out2) and sends what its host gives it (in2), as the NIC
-	// host port of a bridged session does.
-	for _, n := range r.nodes {
-		if g, ok := n.golden.(*nicGolden); ok && !set[n.name] {
-			if err := g.configure(&nicSetup{Node: rc.NodeConfig{IP: netip.IPv4Unspecified(), ClockHz: clockHz}}); err != nil {
-				return &ScenarioError{fmt.Errorf("%s: model %s: %w", r.sc.File, n.name, err)}
-			}
-		}
-	}
-	return nil
-}
-
-// checkMemory reads each workload NIC's registered region from the DUT and
-// compares it with the golden model's memory and with the workload's.
-func (r *run) checkMemory(ctx context.Context) error {
-	var mu sync.Mutex
-	return r.parallel(func(n *node) error {
-		if n.rdma == nil {
-			return nil
-		}
-		s := n.rdma.sides[n.side]
-		size := s.memSize()
-		w := cosim.Window{Target: r.cycle}
-		for off := uint64(0); off < size; off += cosim.MaxMemLen {
-			w.MemReads = append(w.MemReads, cosim.Mem{Addr: s.base + off, Length: uint32(min(size-off, cosim.MaxMemLen))})
-		}
-		rep, err := n.m.Step(ctx, w)
-		if err != nil {
-			return err
-		}
-		dut := make([]byte, 0, size)
-		for _, d := range rep.MemData {
-			dut = append(dut, d.Data...)
-		}
-		if uint64(len(dut)) != size {
-			return fmt.Errorf("model %s: read %d bytes of host memory back, want %d", n.name, len(dut), size)
-		}
-		want := make([]byte, size)
-		s.golden.Memory().Read(s.base, want)
-		mu.Lock()
-		defer mu.Unlock()
-		if off, ok := firstDifference(want, dut); ok {
-			a, q, slot := s.where(uint64(off))
-			r.memFails = append(r.memFails, fmt.Sprintf("%s: host memory at 0x%x (%s buffer of QP slot %d, buffer %d) is 0x%02x, golden has 0x%02x",
-				n.name, s.base+uint64(off), areaNames[a], q, slot, dut[off], want[off]))
-		}
-		n.rdma.finish(n.side, dut)
-		return nil
-	})
-}

@@ -1,3 +1,6 @@
+// Devices: what the engine knows of an RTL top, registered by the
+// device's own package, and what it asks of the top's golden model.
+
 package engine
 
 import (
@@ -5,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
@@ -91,6 +93,7 @@ type GoldenEnv struct {
 	SinkStallPct uint32
 	DataWidth    int
 	Params       map[string]int
+	ClockHz      uint64 // the scenario's clock
 }
 
 // Top describes an RTL top the harness can run: its ports, its golden
@@ -108,7 +111,8 @@ type Top struct {
 
 var tops = map[string]Top{}
 
-// Register makes an RTL top known to scenarios.
+// Register makes an RTL top known to scenarios. Device packages
+// (harness/device/...) call it from init; the engine knows no top itself.
 func Register(t Top) { tops[t.Name] = t }
 
 // LookupTop returns a registered top.
@@ -123,66 +127,4 @@ func LookupTop(name string) (Top, error) {
 		return Top{}, fmt.Errorf("unknown RTL top %q (known: %v)", name, names)
 	}
 	return t, nil
-}
-
-// icrcGolden models the nic_icrc top: port 0 inserts the ICRC, port 1
-// checks and strips it (golden/nic).
-type icrcGolden struct {
-	insert, check nic.ICRCCounters
-	out           [1]Output // returned by Accept: no allocation per frame
-}
-
-func (g *icrcGolden) Accept(port int, _, _ uint64, data []byte, bad bool) []Output {
-	switch port {
-	case 0:
-		g.out[0] = Output{Port: 0, Data: nic.InsertICRC(data, &g.insert), Bad: bad}
-	case 1:
-		out, icrcBad := nic.CheckICRC(data, &g.check)
-		g.out[0] = Output{Port: 1, Data: out, Bad: bad || icrcBad}
-	default:
-		return nil
-	}
-	return g.out[:]
-}
-
-func (*icrcGolden) Advance(uint64) []Output { return nil }
-
-func (g *icrcGolden) Counters() map[string]uint64 {
-	return map[string]uint64{
-		"insert.roce":    g.insert.RoCE,
-		"insert.other":   g.insert.Other,
-		"check.roce":     g.check.RoCE,
-		"check.other":    g.check.Other,
-		"check.bad_icrc": g.check.BadICRC,
-	}
-}
-
-// fifoGolden models the axis_fifo top: frames leave as they came.
-type fifoGolden struct {
-	out [1]Output // returned by Accept: no allocation per frame
-}
-
-func (g *fifoGolden) Accept(port int, _, _ uint64, data []byte, bad bool) []Output {
-	g.out[0] = Output{Port: port, Data: data, Bad: bad}
-	return g.out[:]
-}
-
-func (*fifoGolden) Advance(uint64) []Output { return nil }
-
-func (*fifoGolden) Counters() map[string]uint64 { return nil }
-
-func init() {
-	Register(Top{
-		Name: "axis_fifo", Module: "axis_fifo_top", In: 1, Out: 1,
-		Golden: func(GoldenEnv) Golden { return &fifoGolden{} },
-	})
-	Register(Top{
-		Name: "nic_icrc", Module: "nic_icrc_top", In: 2, Out: 2,
-		Golden: func(GoldenEnv) Golden { return &icrcGolden{} },
-		// CSR map of rtl/nic/nic_icrc.sv (mirrored in golden/nic/timing.go).
-		Counters: map[string]uint32{
-			"insert.roce": 0x00, "insert.other": 0x04,
-			"check.roce": 0x10, "check.other": 0x14, "check.bad_icrc": 0x18,
-		},
-	})
 }

@@ -1,53 +1,64 @@
-package engine
+// Package nicdev registers the RoCEv2 NIC with the engine: the top nic
+// (rtl/nic/roce_nic.sv behind sim/tops/nic_top.sv), driven by golden/rc's
+// node with the RTL's timing (golden/nic), and the top nic_icrc (its ICRC
+// insert and check units alone). A NIC's queue pairs, memory regions and
+// host memory are set up by a workload (harness/workload/rdma) through
+// Golden.Configure; a NIC no workload sets up stays as reset leaves it.
+package nicdev
 
 import (
 	"encoding/binary"
 	"fmt"
+	"net/netip"
 
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
+	"github.com/rocesim/cosim/harness/engine"
 )
 
-// NIC parameters sim/build.mk builds the nic models with (rtl/nic/README.md
-// "Parameters"); a scenario's params may restate them, not change them.
-var nicParams = map[string]int{"QPS": 16, "MRS": 16, "SQ_DEPTH": 32, "RQ_DEPTH": 32, "MAX_READS": 4}
+// Params are the parameters sim/build.mk builds the nic models with
+// (rtl/nic/README.md "Parameters"); a scenario's params may restate them,
+// not change them.
+var Params = map[string]int{"QPS": 16, "MRS": 16, "SQ_DEPTH": 32, "RQ_DEPTH": 32, "MAX_READS": 4}
 
-// nicDMALatency is the DMA read latency the models run with: the engine
+// DMALatency is the DMA read latency the models run with: the engine
 // starts them without --dma-read-latency (sim/README.md "DMA port").
-const nicDMALatency = 64
+const DMALatency = 64
 
-// nicSetup is what a NIC's golden model and its DUT are configured with:
-// the node, its memory regions, its QPs and the host memory's first
-// contents. An [[rdma]] workload makes it (rdma.go).
-type nicSetup struct {
+// Setup is what a NIC's golden model and its DUT are configured with: the
+// node, its memory regions, its QPs and the host memory's first contents.
+// A workload makes it (harness/workload/rdma).
+type Setup struct {
 	Node rc.NodeConfig
 	MRs  []rc.MemoryRegion // MR slot m holds MRs[m]
 	QPs  []rc.QPConfig     // QP slot q holds QPs[q]
-	Init []memBlock        // written before traffic, to the DUT (MEM_WRITE) and to golden
+	Init []MemBlock        // written before traffic, to the DUT (MEM_WRITE) and to golden
 }
 
-type memBlock struct {
+// MemBlock is a run of host memory bytes at an address.
+type MemBlock struct {
 	Addr uint64
 	Data []byte
 }
 
-// nicGolden runs golden/rc's Node with the NIC RTL's timing (nic.Timed):
+// Golden runs golden/rc's Node with the NIC RTL's timing (nic.Timed):
 // every frame on out0 is predicted with the cycle its first beat leaves,
 // completion records per QP (out1 is ordered per QP only), host frames in
 // order.
-type nicGolden struct {
-	env   GoldenEnv
+type Golden struct {
+	env   engine.GoldenEnv
 	timed *nic.Timed
 	mem   *rc.SparseMemory
 	qps   []rc.QPConfig
 	bad   uint64 // in0 frames with tuser[0]: the RTL drops them (rx_bad_frame), golden never sees them
-	out   []Output
+	out   []engine.Output
 }
 
-func newNICGolden(env GoldenEnv) Golden { return &nicGolden{env: env} }
+func newGolden(env engine.GoldenEnv) engine.Golden { return &Golden{env: env} }
 
-// configure builds the golden node; the workload calls it before the run.
-func (g *nicGolden) configure(s *nicSetup) error {
+// Configure builds the golden node; a workload calls it before the run,
+// once.
+func (g *Golden) Configure(s *Setup) error {
 	if g.timed != nil {
 		return fmt.Errorf("configured twice (is the NIC in two [[rdma]] workloads?)")
 	}
@@ -70,14 +81,25 @@ func (g *nicGolden) configure(s *nicSetup) error {
 		}
 	}
 	g.qps = s.QPs
-	g.timed, err = nic.NewTimed(node, nic.TimedConfig{DataWidth: g.env.DataWidth, DMALatency: nicDMALatency})
+	g.timed, err = nic.NewTimed(node, nic.TimedConfig{DataWidth: g.env.DataWidth, DMALatency: DMALatency})
 	return err
 }
 
-func (g *nicGolden) Accept(port int, _, last uint64, data []byte, bad bool) []Output {
-	if g.timed == nil {
-		panic("nic golden model: not configured (the scenario checks every NIC is in an [[rdma]] workload)")
+// reset configures a NIC no workload set up as reset leaves it (no
+// address, no QP, no region): it still passes every frame that is not
+// RoCEv2 up to its host (out2) and sends what its host gives it (in2), as
+// the NIC host port of a bridged session does.
+func (g *Golden) reset() {
+	if g.timed != nil {
+		return
 	}
+	if err := g.Configure(&Setup{Node: rc.NodeConfig{IP: netip.IPv4Unspecified(), ClockHz: g.env.ClockHz}}); err != nil {
+		panic(fmt.Sprintf("nic golden model: reset state: %v", err))
+	}
+}
+
+func (g *Golden) Accept(port int, _, last uint64, data []byte, bad bool) []engine.Output {
+	g.reset()
 	var err error
 	switch port {
 	case 0:
@@ -97,11 +119,12 @@ func (g *nicGolden) Accept(port int, _, last uint64, data []byte, bad bool) []Ou
 	return nil
 }
 
-func (g *nicGolden) Advance(until uint64) []Output {
+func (g *Golden) Advance(until uint64) []engine.Output {
+	g.reset()
 	g.timed.Run(until)
 	g.out = g.out[:0]
 	for _, o := range g.timed.Outputs() {
-		out := Output{Port: o.Port, Data: o.Data}
+		out := engine.Output{Port: o.Port, Data: o.Data}
 		switch o.Port {
 		case nic.PortNet:
 			out.Cycle, out.HasCycle = o.Cycle, true
@@ -114,7 +137,7 @@ func (g *nicGolden) Advance(until uint64) []Output {
 }
 
 // Sub puts the DUT's completion records into the same per-QP streams.
-func (g *nicGolden) Sub(port int, data []byte) string {
+func (g *Golden) Sub(port int, data []byte) string {
 	if port == nic.PortCompletion {
 		return completionSub(data)
 	}
@@ -130,14 +153,15 @@ func completionSub(rec []byte) string {
 	return fmt.Sprintf("qp 0x%06x", binary.LittleEndian.Uint32(rec[4:8])&0xFFFFFF)
 }
 
-// Memory is the golden host memory.
-func (g *nicGolden) Memory() rc.Memory { return g.mem }
+// Timed is the golden node with the RTL's timing, nil until configured.
+func (g *Golden) Timed() *nic.Timed { return g.timed }
 
-func (g *nicGolden) Counters() map[string]uint64 {
+// Memory is the golden host memory.
+func (g *Golden) Memory() rc.Memory { return g.mem }
+
+func (g *Golden) Counters() map[string]uint64 {
+	g.reset()
 	c := map[string]uint64{}
-	if g.timed == nil {
-		return c
-	}
 	node := g.timed.Node()
 	all := node.Counters()
 	for n := nic.NodeCounter(0); int(n) < nic.NumNodeCounters; n++ {
@@ -154,7 +178,7 @@ func (g *nicGolden) Counters() map[string]uint64 {
 		}
 		c[n.String()] = v
 	}
-	for q := range nicParams["QPS"] {
+	for q := range Params["QPS"] {
 		var qc rc.Counters
 		if q < len(g.qps) {
 			qc, _ = node.QPCounters(g.qps[q].QPN)
@@ -172,7 +196,7 @@ func nicCounters() map[string]uint32 {
 	for n := nic.NodeCounter(0); int(n) < nic.NumNodeCounters; n++ {
 		m[n.String()] = nic.NodeCounterAddr(n)
 	}
-	for q := range nicParams["QPS"] {
+	for q := range Params["QPS"] {
 		for k := nic.FirstQPCounter; k < rc.Counter(rc.NumCounters); k++ {
 			m[fmt.Sprintf("qp%d.%s", q, k)] = nic.QPCounterAddr(q, k)
 		}
@@ -181,5 +205,5 @@ func nicCounters() map[string]uint32 {
 }
 
 func init() {
-	Register(Top{Name: "nic", Module: "nic_top", In: 3, Out: 3, Golden: newNICGolden, Counters: nicCounters()})
+	engine.Register(engine.Top{Name: "nic", Module: "nic_top", In: 3, Out: 3, Golden: newGolden, Counters: nicCounters()})
 }

@@ -1,4 +1,4 @@
-package engine
+package rdma
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
+	"github.com/rocesim/cosim/harness/device/nicdev"
+	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
@@ -43,16 +45,24 @@ type lossyWire struct {
 	lost    int
 }
 
+// goldenNIC is the golden model of a 64-bit nic top, as the engine makes it.
+func goldenNIC(t *testing.T) *nicdev.Golden {
+	t.Helper()
+	top, err := engine.LookupTop("nic")
+	require.NoError(t, err)
+	return top.Golden(engine.GoldenEnv{DataWidth: 64, ClockHz: 156_250_000}).(*nicdev.Golden)
+}
+
 // runWorkload drives the workload against two golden NICs standing in for
 // the DUTs (this tests the workload and the NIC golden set-up, not RTL):
 // windows of the link latency, completions back to the hosts.
-func runWorkload(t *testing.T, x *rdma, wire *lossyWire, limit uint64) [2]*nicGolden {
+func runWorkload(t *testing.T, x *rdma, wire *lossyWire, limit uint64) [2]*nicdev.Golden {
 	t.Helper()
-	var duts [2]*nicGolden
+	var duts [2]*nicdev.Golden
 	for k, s := range x.sides {
-		duts[k] = newNICGolden(GoldenEnv{DataWidth: 64}).(*nicGolden)
-		require.NoError(t, duts[k].configure(&s.setup))
-		require.NoError(t, s.golden.configure(&s.setup), "the workload's own golden models configure too")
+		duts[k] = goldenNIC(t)
+		require.NoError(t, duts[k].Configure(&s.setup))
+		require.NoError(t, s.golden.Configure(&s.setup), "the workload's own golden models configure too")
 	}
 	x.begin(100)
 	type arrival struct {
@@ -83,7 +93,7 @@ func runWorkload(t *testing.T, x *rdma, wire *lossyWire, limit uint64) [2]*nicGo
 						wire.lost++
 						continue
 					}
-					last := o.Cycle + beats(len(o.Data), 64) - 1
+					last := o.Cycle + uint64((len(o.Data)*8+63)/64) - 1
 					wires[1-k] = append(wires[1-k], arrival{last + wire.latency, append([]byte(nil), o.Data...)})
 				case nic.PortCompletion:
 					x.completion(k, o.Data, end)
@@ -109,7 +119,7 @@ timeout = 4
 	x, err := newRDMA(0, sc.RDMA[0], sc, seed, 156_250_000)
 	require.NoError(t, err)
 	for k := range x.sides {
-		x.sides[k].golden = newNICGolden(GoldenEnv{DataWidth: 64}).(*nicGolden)
+		x.sides[k].golden = goldenNIC(t)
 	}
 	wire := &lossyWire{latency: 156, lossPct: 1, rng: rand.New(rand.NewPCG(seed, 1))}
 	duts := runWorkload(t, x, wire, 200_000_000)
@@ -121,12 +131,12 @@ timeout = 4
 		dut := make([]byte, s.memSize())
 		duts[k].Memory().Read(s.base, dut)
 		x.finish(k, dut)
-		c := duts[k].timed.Node().Counters()
+		c := duts[k].Timed().Node().Counters()
 		retries += c[rc.ReqRetryNAK] + c[rc.ReqRetryTimeout] + c[rc.ReqRetryReadGap]
 	}
 	assert.Empty(t, x.fails, "every message completes and leaves memory as the workload meant")
 	assert.Positive(t, retries, "the lost frames were recovered by retransmission")
-	t.Logf("%d frames lost, %d retries, done by cycle %d", wire.lost, retries, duts[0].timed.Now())
+	t.Logf("%d frames lost, %d retries, done by cycle %d", wire.lost, retries, duts[0].Timed().Now())
 
 	ops := map[rc.Op]int{}
 	for _, s := range x.sides {
@@ -148,7 +158,7 @@ func TestRDMAWorkloadCatchesWrongMemory(t *testing.T) {
 	x, err := newRDMA(0, sc.RDMA[0], sc, 3, 156_250_000)
 	require.NoError(t, err)
 	for k := range x.sides {
-		x.sides[k].golden = newNICGolden(GoldenEnv{DataWidth: 64}).(*nicGolden)
+		x.sides[k].golden = goldenNIC(t)
 	}
 	duts := runWorkload(t, x, &lossyWire{latency: 100, rng: rand.New(rand.NewPCG(3, 1))}, 50_000_000)
 	require.Empty(t, x.fails)

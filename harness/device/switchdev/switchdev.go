@@ -1,24 +1,28 @@
-package engine
+// Package switchdev registers the Ethernet switch (rtl/switch behind
+// sim/tops/switch_top.sv) with the engine as the tops switch4 and switch8,
+// and drives its golden model, golden/ethswitch: the cycle model of the RTL,
+// which decides each frame the cycle after its last beat and emits frames
+// as the windows pass, under the same output backpressure as the DUT.
+package switchdev
 
 import (
 	"fmt"
 
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/ethswitch"
+	"github.com/rocesim/cosim/harness/engine"
 )
 
-// switchGolden runs golden/ethswitch, the cycle model of rtl/switch, for
-// a switch top: it decides each frame the cycle after its last beat and
-// emits frames as the windows pass, under the same output backpressure
-// as the DUT (cosim.SinkReady).
+// switchGolden runs golden/ethswitch for one switch top, its sinks'
+// backpressure drawn as the DUT's are (cosim.SinkReady).
 type switchGolden struct {
 	m    *ethswitch.Model
 	outs []ethswitch.Out
-	out  []Output
+	out  []engine.Output
 }
 
-func newSwitchGolden(ports int) func(GoldenEnv) Golden {
-	return func(env GoldenEnv) Golden {
+func newSwitchGolden(ports int) func(engine.GoldenEnv) engine.Golden {
+	return func(env engine.GoldenEnv) engine.Golden {
 		cfg := ethswitch.DefaultConfig() // the parameters sim/build.mk builds with
 		cfg.Ports, cfg.DataWidth = ports, env.DataWidth
 		if env.SinkStallPct > 0 {
@@ -34,19 +38,19 @@ func newSwitchGolden(ports int) func(GoldenEnv) Golden {
 	}
 }
 
-func (g *switchGolden) Accept(port int, _, last uint64, data []byte, bad bool) []Output {
+func (g *switchGolden) Accept(port int, _, last uint64, data []byte, bad bool) []engine.Output {
 	if err := g.m.Input(port, data, bad, last); err != nil {
 		panic(fmt.Sprintf("switch golden model: %v", err)) // the engine feeds accepts in order
 	}
 	return nil
 }
 
-func (g *switchGolden) Advance(until uint64) []Output {
+func (g *switchGolden) Advance(until uint64) []engine.Output {
 	g.m.Run(until)
 	g.outs = g.m.AppendOutputs(g.outs[:0])
 	g.out = g.out[:0]
 	for _, o := range g.outs {
-		g.out = append(g.out, Output{Port: o.Port, Data: o.Frame})
+		g.out = append(g.out, engine.Output{Port: o.Port, Data: o.Frame})
 	}
 	return g.out
 }
@@ -80,7 +84,7 @@ func switchRegisters() map[string]uint32 {
 
 func init() {
 	for _, ports := range []int{4, 8} {
-		Register(Top{
+		engine.Register(engine.Top{
 			Name: fmt.Sprintf("switch%d", ports), Module: "switch_top", In: ports, Out: ports,
 			Golden:    newSwitchGolden(ports),
 			Counters:  ethswitch.CounterAddrs(ports),

@@ -1,0 +1,306 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/internal/fifo"
+	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/rocesim/cosim/harness/scoreboard"
+)
+
+// run is one run of a scenario: its topology, resolved once from the
+// scenario, its checking, its clock and its tallies.
+type run struct {
+	cfg Config
+	sc  *scenario.Scenario
+	topology
+
+	sb      *scoreboard.Scoreboard
+	check   *checker             // owns sb, the golden models and pcaps while the loop runs
+	pcaps   []*pcapio.LinkWriter // one per source, link and unlinked output
+	srcPcap map[*source]int
+
+	clock
+	tally
+}
+
+// topology is what the scenario resolved into: models, the links between
+// their ports, and what feeds them. Everything points at its models, so
+// no path looks a model up by name.
+type topology struct {
+	nodes     []*node
+	byName    map[string]*node
+	links     []*link
+	sources   []*source
+	taps      []*tapPort
+	workloads []Workload
+	// pausing: some source honours the PFC frames of an output port
+	// (node.pausers).
+	pausing bool
+}
+
+// clock is where the run loop stands.
+type clock struct {
+	cycle   uint64 // the end of the last window whose replies are routed
+	windows int
+	// front is the end of the last window sent, where the next one
+	// starts (cycle, unless a window is in flight); sentWindows counts
+	// the windows sent; batch holds the checker jobs not submitted yet.
+	front       uint64
+	sentWindows int
+	batch       []job
+	// lastProgress is the end of the last window in which a model accepted
+	// or emitted a frame, or a source still had frames to give, or the
+	// cycle at which the run was last quiet.
+	lastProgress uint64
+	backlog      bool // live frames were still waiting after the last window took its share
+}
+
+// tally is what the run counts for its summary.
+type tally struct {
+	in        int
+	stuck     int
+	drops     map[string]int
+	faults    map[string]int
+	ctrMu     sync.Mutex // guards ctrs, which models fill in parallel
+	ctrs      map[string]map[string]CounterPair
+	workFails []string // what the workloads found wrong
+	// waitModels and waitHosts: the loop's waits for the models and for
+	// live hosts (Summary.Waited).
+	waitModels, waitHosts time.Duration
+}
+
+// node is one model in the run.
+type node struct {
+	name   string
+	spec   scenario.Model // as the scenario wrote it
+	top    Top
+	width  int
+	m      *cosim.Model
+	golden Golden
+	sent   []fifo.Queue[cosim.Frame] // per input port: frames sent, not yet accepted
+	window cosim.Window
+	reply  cosim.Reply
+	busy   bool
+	queued uint32
+	stalls Stalls      // as of the last reply (the model counts cumulatively)
+	sinks  map[int]int // output port -> pcap interface, for unlinked outputs
+	// inNames names the input ports ("icrc.in0") once, for the cause of
+	// every expected frame.
+	inNames []string
+	// goldenCause is the cause of the frames the golden model emits on
+	// its own ("golden sw"), made once rather than for every frame.
+	goldenCause string
+	links       map[int]*link
+	// config holds the scenario's CSR settings and the workloads', written
+	// in the first window (one per cycle from cycle 0).
+	config  []cosim.CSR
+	memInit []cosim.Mem // host memory's first contents, written in the first window
+	taps    map[int]tapOut
+	// pausers: the sources that honour the PFC frames leaving an output
+	// port, and how late those frames reach them.
+	pausers   map[int][]pauser
+	workloads []Workload // the workloads that drive this model
+}
+
+func newRun(cfg Config) (_ *run, err error) {
+	sc := cfg.Scenario
+	if cfg.MaxWindow == 0 {
+		cfg.MaxWindow = 1 << 16
+	}
+	if cfg.MaxWindowFrames <= 0 {
+		cfg.MaxWindowFrames = 1 << 10
+	}
+	if cfg.MaxWindowBytes <= 0 {
+		cfg.MaxWindowBytes = 4 << 20
+	}
+	if cfg.Report == nil {
+		cfg.Report = io.Discard
+	}
+	r := &run{cfg: cfg, sc: sc, srcPcap: map[*source]int{}}
+	r.byName = map[string]*node{}
+	r.drops, r.faults, r.ctrs = map[string]int{}, map[string]int{}, map[string]map[string]CounterPair{}
+	r.sb = scoreboard.New(scoreboard.Config{Run: sc.Name, Seed: cfg.Seed, Dir: cfg.OutDir, Report: cfg.Report})
+	if err := r.addModels(); err != nil {
+		return nil, err
+	}
+	for _, l := range sc.Links {
+		lk := newLink(l, sc, cfg.Seed)
+		if err := r.checkPort(lk.from, false); err != nil {
+			return nil, err
+		}
+		if err := r.checkPort(lk.to, true); err != nil {
+			return nil, err
+		}
+		from := r.byName[lk.from.model]
+		if from.links[lk.from.port] != nil {
+			return nil, &ScenarioError{fmt.Errorf("%s: %s feeds two links", sc.File, lk.from.out())}
+		}
+		from.links[lk.from.port] = lk
+		lk.toNode = r.byName[lk.to.model]
+		r.links = append(r.links, lk)
+	}
+	srcs, srcErrs := r.makeSources()
+	defer func() {
+		if err != nil { // a run that never starts closes its captures here
+			for _, s := range srcs {
+				if s != nil {
+					s.release()
+				}
+			}
+		}
+	}()
+	for i, t := range sc.Traffic {
+		model, port := sc.Port(t.To)
+		if err := r.checkPort(portRef{model, port}, true); err != nil {
+			return nil, err
+		}
+		s, err := srcs[i], srcErrs[i]
+		if err != nil {
+			return nil, &ScenarioError{fmt.Errorf("%s: traffic[%d]: %w", sc.File, i, err)}
+		}
+		s.node = r.byName[model]
+		r.sources = append(r.sources, s)
+		if t.PauseFrom != "" {
+			pm, pp := sc.Port(t.PauseFrom)
+			if err := r.checkPort(portRef{pm, pp}, false); err != nil {
+				return nil, err
+			}
+			n := r.byName[pm]
+			if n.pausers == nil {
+				n.pausers = map[int][]pauser{}
+			}
+			n.pausers[pp] = append(n.pausers[pp], pauser{s, t.PauseLatency})
+			r.pausing = true
+		}
+	}
+	if err := r.addTaps(); err != nil {
+		return nil, err
+	}
+	if err := r.addWorkloads(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// addModels makes a node of every model: its registered top, its golden
+// model, and its scenario CSR settings, which the golden model hears too.
+func (r *run) addModels() error {
+	sc, cfg := r.sc, r.cfg
+	for _, m := range sc.Models {
+		top, err := LookupTop(m.Top)
+		if err != nil {
+			return &ScenarioError{fmt.Errorf("%s: model %s: %w", sc.File, m.Name, err)}
+		}
+		if path := ModelPath(cfg.ModelDir, top, m.DataWidth); m.Remote == "" {
+			if _, err := os.Stat(path); err != nil {
+				return fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
+			}
+		}
+		env := GoldenEnv{Seed: backpressureSeed(cfg.Seed, m.Name), SinkStallPct: uint32(m.SinkStallPct),
+			DataWidth: m.DataWidth, Params: m.Params, ClockHz: clockHz(sc)}
+		n := &node{name: m.Name, spec: m, top: top, width: m.DataWidth, golden: top.Golden(env),
+			sent: make([]fifo.Queue[cosim.Frame], top.In), sinks: map[int]int{}, links: map[int]*link{}}
+		for p := range top.In {
+			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
+		}
+		n.goldenCause = "golden " + m.Name
+		if n.config, err = configWrites(sc.File, m, top); err != nil {
+			return err
+		}
+		if g, ok := n.golden.(CSRGolden); ok {
+			for i, w := range n.config {
+				g.CSRWrite(w.Addr, w.Data, uint64(i))
+			}
+		}
+		r.nodes = append(r.nodes, n)
+		r.byName[m.Name] = n
+	}
+	return nil
+}
+
+// makeSources builds the source of every [[traffic]] entry whose port
+// exists, in parallel: opening a large capture checks its framing, and
+// every source is its own (its own file, its own random stream). newRun
+// reports the errors in the scenario's order.
+func (r *run) makeSources() ([]*source, []error) {
+	sc := r.sc
+	srcs, errs := make([]*source, len(sc.Traffic)), make([]error, len(sc.Traffic))
+	var wg sync.WaitGroup
+	for i, t := range sc.Traffic {
+		model, port := sc.Port(t.To)
+		if r.checkPort(portRef{model, port}, true) != nil {
+			continue // newRun reports it
+		}
+		n := r.byName[model]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srcs[i], errs[i] = newSource(i, t, sc, n.width, n.top.In, r.cfg.Seed)
+		}()
+	}
+	wg.Wait()
+	return srcs, errs
+}
+
+// pauser is a source that honours PFC frames, latency cycles after their
+// last beat left the model.
+type pauser struct {
+	s       *source
+	latency uint64
+}
+
+// pfcFrame decodes an IEEE 802.1Qbb PFC frame (MAC control opcode 0x0101
+// to 01-80-C2-00-00-01): the priorities it names and their pause times.
+func pfcFrame(f []byte) (enable uint8, times [8]uint16, ok bool) {
+	if len(f) < 34 || f[0] != 0x01 || f[1] != 0x80 || f[2] != 0xC2 || f[3] != 0 || f[4] != 0 || f[5] != 0x01 ||
+		f[12] != 0x88 || f[13] != 0x08 || f[14] != 0x01 || f[15] != 0x01 {
+		return 0, times, false
+	}
+	for p := range 8 {
+		times[p] = uint16(f[18+2*p])<<8 | uint16(f[19+2*p])
+	}
+	return f[17], times, true
+}
+
+func (r *run) checkPort(p portRef, in bool) error {
+	n := r.byName[p.model]
+	limit, dir := n.top.Out, "out"
+	if in {
+		limit, dir = n.top.In, "in"
+	}
+	if p.port >= limit {
+		return &ScenarioError{fmt.Errorf("%s: %s.%s%d: top %s has %d %sput ports", r.sc.File, p.model, dir, p.port, n.top.Name, limit, dir)}
+	}
+	return nil
+}
+
+// PcapName is the file a link's frames go to: "icrc.out0->icrc.in1" is
+// written to icrc.out0--icrc.in1.pcapng.
+func PcapName(link string) string { return strings.ReplaceAll(link, "->", "--") + ".pcapng" }
+
+// ModelPath is where sim/build.mk puts the binary of a top at a data width.
+func ModelPath(dir string, top Top, width int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s_%d", top.Name, width), "V"+top.Module)
+}
+
+// backpressureSeed is the seed of a model's source gaps and sink stalls:
+// the run seed mixed with the model's name.
+func backpressureSeed(seed uint64, name string) uint64 { return seed ^ hashName(name) }
+
+// hashName is FNV-1a, 64 bits.
+func hashName(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}

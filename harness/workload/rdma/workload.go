@@ -1,0 +1,143 @@
+package rdma
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/golden/nic"
+	"github.com/rocesim/cosim/harness/device/nicdev"
+	"github.com/rocesim/cosim/harness/engine"
+)
+
+func init() { engine.RegisterWorkload(setup) }
+
+// setup makes the scenario's [[rdma]] workloads: each NIC's golden model
+// and DUT get the same configuration (calls and CSR writes) and the same
+// first memory contents, and the hosts' first posts are scheduled after
+// the configuration writes.
+func setup(ws *engine.WorkloadSetup) ([]engine.Workload, error) {
+	sc := ws.Scenario
+	var out []engine.Workload
+	for i, w := range sc.RDMA {
+		x, err := newRDMA(i, w, sc, ws.Seed, ws.ClockHz)
+		if err != nil {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: %w", sc.File, err)}
+		}
+		x.byModel = map[string]int{}
+		start := uint64(0)
+		for k, s := range x.sides {
+			m, err := ws.Model(s.model)
+			if err != nil {
+				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: %w", sc.File, i, err)}
+			}
+			g, ok := m.Golden.(*nicdev.Golden)
+			if !ok {
+				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s is a %s, not a NIC (top \"nic\")", sc.File, i, s.model, m.Top.Name)}
+			}
+			if m.Spec.SrcGapPct != 0 || m.Spec.SinkStallPct != 0 {
+				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: model %s: a NIC waits neither on the wire nor on the host (rtl/nic/README.md \"Ports\"): src_gap_pct and sink_stall_pct must be 0", sc.File, s.model)}
+			}
+			if err := g.Configure(&s.setup); err != nil {
+				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
+			}
+			s.golden = g
+			csr, err := s.configWrites()
+			if err != nil {
+				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
+			}
+			writes := m.Configure(csr)
+			mem := make([]cosim.Mem, 0, len(s.setup.Init))
+			for _, b := range s.setup.Init {
+				mem = append(mem, cosim.Mem{Addr: b.Addr, Data: b.Data})
+			}
+			m.InitMemory(mem)
+			m.DrivenBy(x)
+			x.byModel[s.model] = k
+			start = max(start, uint64(writes)) // one write per cycle from cycle 0
+		}
+		x.begin(start + 16)
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// Reaction is the host latency: a host posts that long after it read a
+// completion.
+func (x *rdma) Reaction() uint64 { return x.hostLatency }
+
+// Due gives a NIC the command records its host posts before end (in1).
+func (x *rdma) Due(model string, end uint64, frames []cosim.Frame) []cosim.Frame {
+	return x.due(x.byModel[model], end, frames)
+}
+
+// Next is the cycle of the earliest scheduled post.
+func (x *rdma) Next() (uint64, bool) { return x.nextPost() }
+
+// Emitted reads the completion records a NIC emits (out1).
+func (x *rdma) Emitted(model string, port int, data []byte, last uint64) {
+	if port == nic.PortCompletion {
+		x.completion(x.byModel[model], data, last)
+	}
+}
+
+// Pending reports work requests posted or still to post that did not
+// complete.
+func (x *rdma) Pending() bool { return x.outstanding() > 0 }
+
+// Finish reads each NIC's registered region from the DUT and compares it
+// with the golden model's memory and with the workload's.
+func (x *rdma) Finish(ctx context.Context, at uint64, models map[string]*cosim.Model) ([]string, error) {
+	var wg sync.WaitGroup
+	var errs [2]error
+	var mem [2][]string
+	dut := [2][]byte{}
+	for k, s := range x.sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dut[k], mem[k], errs[k] = s.readBack(ctx, at, models[s.model])
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	fails := append(mem[0], mem[1]...)
+	for k := range x.sides {
+		x.finish(k, dut[k])
+	}
+	return append(fails, x.fails...), nil
+}
+
+// readBack reads the side's registered region from its DUT and compares
+// it with the golden model's memory.
+func (s *rdmaSide) readBack(ctx context.Context, at uint64, m *cosim.Model) (dut []byte, fails []string, err error) {
+	size := s.memSize()
+	w := cosim.Window{Target: at}
+	for off := uint64(0); off < size; off += cosim.MaxMemLen {
+		w.MemReads = append(w.MemReads, cosim.Mem{Addr: s.base + off, Length: uint32(min(size-off, cosim.MaxMemLen))})
+	}
+	rep, err := m.Step(ctx, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	dut = make([]byte, 0, size)
+	for _, d := range rep.MemData {
+		dut = append(dut, d.Data...)
+	}
+	if uint64(len(dut)) != size {
+		return nil, nil, fmt.Errorf("model %s: read %d bytes of host memory back, want %d", s.model, len(dut), size)
+	}
+	want := make([]byte, size)
+	s.golden.Memory().Read(s.base, want)
+	if off, ok := firstDifference(want, dut); ok {
+		a, q, slot := s.where(uint64(off))
+		fails = append(fails, fmt.Sprintf("%s: host memory at 0x%x (%s buffer of QP slot %d, buffer %d) is 0x%02x, golden has 0x%02x",
+			s.model, s.base+uint64(off), areaNames[a], q, slot, dut[off], want[off]))
+	}
+	return dut, fails, nil
+}
