@@ -130,7 +130,7 @@ func readSummary(tb testing.TB, dir string) (map[string]any, engine.Summary) {
 	return m, s
 }
 
-// designFields are the summary.json fields DESIGN.md promises.
+// designFields are the summary.json fields harness/DESIGN.md promises.
 var designFields = []string{"seed", "cycles", "wall_seconds", "frames_in", "frames_out", "matched",
 	"mismatched", "missing", "unexpected", "drops", "pass"}
 
@@ -220,7 +220,7 @@ func byInterface(ps []pcapio.Packet) map[string][]pcapio.Packet {
 // the real NIC and switch RTL: every frame on every link matched with its
 // cycle, every completion, every counter of the three models, and the
 // hosts' memory; the links lost, damaged, duplicated and reordered frames
-// and the NICs recovered. summary.json has the fields DESIGN.md promises,
+// and the NICs recovered. summary.json has the fields harness/DESIGN.md promises,
 // and there is one pcapng per link and sink, every frame with its cycle.
 func TestDefaultScenarioPasses(t *testing.T) {
 	sc, err := scenario.Default()

@@ -23,7 +23,7 @@
 // they equal, low byte first, the CRC-32 over 8 bytes of 0xFF and the IP
 // packet up to the ICRC with TOS/TTL/checksum (IPv4) or traffic class/flow
 // label/hop limit (IPv6), UDP checksum and BTH byte 4 fed as ones
-// (PROTOCOL-NOTES section 3; golden/roce VerifyICRC). A frame whose input
+// (IBA annex A17.3.3; golden/roce VerifyICRC). A frame whose input
 // ends before IP end - 4 leaves whole; one that ends inside the ICRC leaves
 // cut at IP end - 4; both count as a bad ICRC.
 //

@@ -18,7 +18,7 @@
 // the ICRC over 8 bytes of 0xFF, the IP packet with TOS/TTL/checksum (IPv4)
 // or traffic class/flow label/hop limit (IPv6), UDP checksum and BTH byte 4
 // fed as ones, up to the last input byte, is appended low byte first
-// (PROTOCOL-NOTES section 3; golden/roce ComputeICRC). The frame's lengths
+// (IBA annex A17.3.3; golden/roce ComputeICRC). The frame's lengths
 // are not checked: the transport engine ends the frame 4 bytes before the
 // IP end. Other frames leave unchanged. tuser rides with its beat; when the
 // ICRC spills into an extra beat, that beat carries the last input beat's

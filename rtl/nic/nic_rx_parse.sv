@@ -12,7 +12,7 @@
 //                                      +--> nic_rx_host_fifo --> m_axis (out2)   |
 //                    (beat 1 of it) ---+--> icrc_check (verdict only, at D) -----+
 //
-// Frame layout (PROTOCOL-NOTES 1 and 2; byte offsets for IPv4 without options):
+// Frame layout (RoCEv2, IBA annex A17; BTH, IBA 9.2; byte offsets for IPv4 without options):
 //
 //   | dst MAC 6 | src MAC 6 | [0x8100 TCI 4] | EtherType 2 |            off = 14 or 18
 //   | IPv4 20 (or IPv6 40)  | UDP 8 (dport 4791) | BTH 12 | ext | payload | pad | ICRC 4 | Ethernet pad |
