@@ -96,7 +96,7 @@ type openLoop struct {
 	lookahead uint64
 }
 
-// openDepth: with four windows in flight rather than two the model less
+// depth: with four windows in flight rather than two the model less
 // often waits for its next window while Go checks the last
 // (BenchmarkHarnessVsRaw).
 func (openLoop) depth() int { return 4 }
@@ -118,10 +118,8 @@ func (o openLoop) ahead(ctx context.Context, oldest, last *window) (uint64, uint
 		return 0, 0, false
 	}
 	end := min(r.clampDrain(last.end, r.capFrames(last.end+o.lookahead)), r.sc.Cycles)
-	for _, l := range r.links {
-		if l.latency < end-oldest.start {
-			return 0, 0, false
-		}
+	if !r.linksSpan(end - oldest.start) {
+		return 0, 0, false
 	}
 	if next, _ := r.nextSource(); next > last.end && !r.busyAfter(last) {
 		return 0, 0, false
@@ -194,10 +192,20 @@ func (p livePipelined) ahead(ctx context.Context, oldest, last *window) (uint64,
 	}
 	end, limit := r.liveWindow(p.lookahead)
 	end, limit = min(end, r.sc.Cycles), min(limit, r.sc.Cycles)
-	for _, l := range r.links {
-		if l.latency < limit-oldest.start {
-			return 0, 0, false
-		}
+	if !r.linksSpan(limit - oldest.start) {
+		return 0, 0, false
 	}
 	return end, limit, true
+}
+
+// linksSpan reports whether every link is at least span cycles long: a
+// frame emitted in a window in flight cannot reach a window that ends
+// span cycles after the oldest one started.
+func (r *run) linksSpan(span uint64) bool {
+	for _, l := range r.links {
+		if l.latency < span {
+			return false
+		}
+	}
+	return true
 }
