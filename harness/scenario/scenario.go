@@ -198,14 +198,15 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		line := keyLine(data, und[0])
 		return nil, &Error{File: file, Line: line, Key: indexKey(data, und[0], line), Msg: "unknown key"}
 	}
-	s.defaults()
-	if err := s.check(data); err != nil {
+	written := rdmaWritten(data)
+	s.defaults(written)
+	if err := s.check(data, written); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Scenario) defaults() {
+func (s *Scenario) defaults(rdma []map[string]any) {
 	if s.ClockMHz == 0 {
 		s.ClockMHz = 156.25
 	}
@@ -235,7 +236,7 @@ func (s *Scenario) defaults() {
 		}
 	}
 	s.tapDefaults()
-	s.rdmaDefaults()
+	s.rdmaDefaults(rdma)
 	if s.DrainCap == 0 {
 		s.DrainCap = s.defaultDrain()
 	}
@@ -257,8 +258,9 @@ func (s *Scenario) defaultDrain() uint64 {
 	return drain
 }
 
-// check validates values; data locates the offending key's line.
-func (s *Scenario) check(data []byte) error {
+// check validates values; data locates the offending key's line and rdma
+// holds the keys each [[rdma]] table writes.
+func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 	bad := func(key toml.Key, format string, args ...any) error {
 		return &Error{File: s.File, Line: keyLine(data, key), Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -399,7 +401,7 @@ func (s *Scenario) check(data []byte) error {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
 		}
 	}
-	if err := s.checkRDMA(bad); err != nil {
+	if err := s.checkRDMA(bad, rdma); err != nil {
 		return err
 	}
 	return s.checkTaps(bad)
