@@ -278,6 +278,9 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 	if !(s.ClockMHz > 0) || math.IsInf(s.ClockMHz, 0) {
 		return bad(toml.Key{"clock_mhz"}, "must be a positive number, is %g", s.ClockMHz)
 	}
+	if len(s.Name) > MaxNameLen {
+		return bad(toml.Key{"name"}, "must be at most %d bytes, is %d: it heads every pcapng file, whose header options hold at most 64 KiB", MaxNameLen, len(s.Name))
+	}
 	if len(s.Models) == 0 {
 		return bad(toml.Key{"model"}, "at least one [[model]] is needed")
 	}
@@ -287,6 +290,8 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 		switch {
 		case !validName.MatchString(m.Name):
 			return bad(k("name"), "%q is not a valid model name (letters, digits, '_' and '-')", m.Name)
+		case len(m.Name) > MaxModelNameLen:
+			return bad(k("name"), "must be at most %d bytes, is %d: the model's Unix socket path (temporary directory, /cosim-NNNNNNNNNN/, name, .sock) must fit in 107 bytes", MaxModelNameLen, len(m.Name))
 		case names[m.Name]:
 			return bad(k("name"), "model %q is defined twice", m.Name)
 		case m.Top == "":
@@ -297,6 +302,11 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 			return bad(k("src_gap_pct"), "must be 0 to 99, is %d", m.SrcGapPct)
 		case m.SinkStallPct < 0 || m.SinkStallPct > 99:
 			return bad(k("sink_stall_pct"), "must be 0 to 99, is %d", m.SinkStallPct)
+		}
+		if m.Remote != "" {
+			if err := checkRemote(m.Remote); err != nil {
+				return bad(k("remote"), "%v", err)
+			}
 		}
 		names[m.Name] = true
 	}
@@ -407,6 +417,33 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 	return s.checkTaps(bad)
 }
 
+// Name limits, so that a name too long fails here and not at run time.
+const (
+	// MaxNameLen bounds the scenario name: it goes into the section
+	// header of every pcapng file with the seed and a link name.
+	MaxNameLen = 1024
+	// MaxModelNameLen bounds a model name: cosim.Start listens on
+	// <temporary directory>/cosim-<up to 10 digits>/<name>.sock, and
+	// sun_path holds 107 bytes; 64 leaves a temporary directory of 20.
+	MaxModelNameLen = 64
+)
+
+// checkRemote checks a remote model's address: host:port, the port a
+// number, as the engine dials it over TCP.
+func checkRemote(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (such as \"127.0.0.1:7001\" or \"[::1]:7001\")", addr)
+	}
+	if host == "" {
+		return fmt.Errorf("%q names no host (such as \"127.0.0.1:7001\")", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: the port must be 1 to 65535, is %q", addr, port)
+	}
+	return nil
+}
+
 var (
 	decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 	validName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
@@ -438,6 +475,14 @@ func (s *Scenario) Port(ref string) (model string, port int) {
 	return m[1], n
 }
 
+// lineScanner reads data line by line, however long a line: the default
+// 64 KiB bound would stop at a long string and lose the line numbers.
+func lineScanner(data []byte) *bufio.Scanner {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	return sc
+}
+
 // keyName renders a key path as written by users: link[0].latency.
 func keyName(k toml.Key) string {
 	var b strings.Builder
@@ -466,7 +511,7 @@ func indexKey(data []byte, key toml.Key, line int) string {
 	}
 	header := "[[" + key[0] + "]]"
 	entry := -1
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := lineScanner(data)
 	for n := 1; sc.Scan() && n <= line; n++ {
 		t, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "#")
 		if strings.TrimSpace(t) == header {
@@ -500,7 +545,7 @@ func keyLine(data []byte, key toml.Key) int {
 	}
 	want := strings.Join(table, ".")
 	cur, seen := "", map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := lineScanner(data)
 	tableLine := 0
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())
