@@ -216,7 +216,9 @@ func (s *Scenario) defaults(rdma []map[string]any) {
 		}
 	}
 	for i := range s.Links {
-		if l := &s.Links[i]; l.ReorderPct > 0 && l.ReorderCycles == 0 {
+		// Only where latency + 4 x latency fits in a TOML integer: check
+		// then names latency, the key written, rather than a wrapped sum.
+		if l := &s.Links[i]; l.ReorderPct > 0 && l.ReorderCycles == 0 && l.Latency <= maxReorderLatency {
 			l.ReorderCycles = 4 * l.Latency
 		}
 	}
@@ -333,8 +335,14 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 		if !(l.ReorderPct >= 0 && l.ReorderPct <= 100) {
 			return bad(k("reorder_pct"), "must be 0 to 100, is %g", l.ReorderPct)
 		}
+		if l.ReorderPct > 0 && l.ReorderCycles == 0 {
+			return bad(k("latency"), "must be at most %d with reorder_pct and no reorder_cycles: the default reorder_cycles is 4 x latency, and a held frame arrives latency + reorder_cycles after it left", maxReorderLatency)
+		}
 		if l.ReorderCycles > maxInt {
 			return bad(k("reorder_cycles"), "must not be negative")
+		}
+		if l.ReorderCycles > maxInt-l.Latency {
+			return bad(k("reorder_cycles"), "latency + reorder_cycles must be at most %d (the cycle a held frame arrives), are %d + %d", uint64(maxInt), l.Latency, l.ReorderCycles)
 		}
 	}
 	for i, t := range s.Traffic {
@@ -416,6 +424,10 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 	}
 	return s.checkTaps(bad)
 }
+
+// maxReorderLatency is the longest link latency the default
+// reorder_cycles (4 x latency) takes: latency + 4 x latency <= 2^63-1.
+const maxReorderLatency = math.MaxInt64 / 5
 
 // Name limits, so that a name too long fails here and not at run time.
 const (
