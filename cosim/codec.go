@@ -157,7 +157,7 @@ func flagIf(b bool, f uint16) uint16 {
 }
 
 func tooLong(what string, n, max int) error {
-	return fmt.Errorf("cosim: %s of %d bytes is longer than the protocol's %d", what, n, max)
+	return fmt.Errorf("%s of %d bytes is longer than the protocol's %d", what, n, max)
 }
 
 // Hello appends a HELLO. Version 0 stands for ProtoVersion.
@@ -197,7 +197,7 @@ func (e *Encoder) HelloAck(cycle uint64, a HelloAck) error {
 // Frame appends a FRAME stamped with f.Cycle. The data is copied.
 func (e *Encoder) Frame(f Frame) error {
 	if len(f.Data) == 0 {
-		return errors.New("cosim: FRAME with no data")
+		return errors.New("FRAME with no data")
 	}
 	if len(f.Data) > MaxFrameLen {
 		return tooLong("frame", len(f.Data), MaxFrameLen)
@@ -326,7 +326,7 @@ func (e *Encoder) Encode(m *Msg) error {
 	case MsgGoodbye:
 		e.Goodbye(m.Cycle, m.Goodbye)
 	default:
-		return fmt.Errorf("cosim: cannot encode %s", m.Type)
+		return fmt.Errorf("cannot encode %s", m.Type)
 	}
 	return nil
 }

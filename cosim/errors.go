@@ -37,8 +37,9 @@ type ProtocolError struct {
 }
 
 func (e *ProtocolError) Error() string {
+	// No "cosim: " prefix: the command of that name prints its own, and
+	// the model's name says where the error is.
 	var b strings.Builder
-	b.WriteString("cosim: ")
 	if e.Model != "" {
 		fmt.Fprintf(&b, "model %q: ", e.Model)
 	}
@@ -91,10 +92,10 @@ type ModelError struct {
 
 func (e *ModelError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cosim: model %q: %s: ", e.Model, e.Op)
+	fmt.Fprintf(&b, "model %q: %s: ", e.Model, e.Op)
 	var pe *ProtocolError
 	if errors.As(e.Err, &pe) && pe == e.Err {
-		// Do not repeat "cosim: model ..." from the protocol error.
+		// Do not repeat "model ..." from the protocol error.
 		b.WriteString("protocol error")
 		if pe.Msg != 0 {
 			fmt.Fprintf(&b, " in %s", pe.Msg)

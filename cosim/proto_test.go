@@ -1,6 +1,7 @@
 package cosim
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,4 +78,15 @@ func TestProtoMatchesHeader(t *testing.T) {
 			assert.NotZero(t, sp.fixed, "%s", MsgType(typ))
 		}
 	}
+}
+
+// The package's errors name the model, not the package: a command that
+// prints them under its own prefix (cosim run) shows one.
+func TestErrorsHaveNoPackagePrefix(t *testing.T) {
+	pe := &ProtocolError{Model: "m", Msg: MsgDone, Offset: 16, Reason: "bad"}
+	me := &ModelError{Model: "m", Op: "step", Err: pe}
+	assert.Equal(t, `model "m": protocol error in DONE at byte 16: bad`, pe.Error())
+	assert.Equal(t, `model "m": step: protocol error in DONE at byte 16: bad`, me.Error())
+	me = &ModelError{Model: "m", Op: "start", Err: errors.New("no such file")}
+	assert.Equal(t, `model "m": start: no such file`, me.Error())
 }

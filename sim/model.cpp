@@ -6,6 +6,7 @@
 
 #include "run.h"
 #include "sim.h"
+#include "socket.h"
 
 namespace cosim {
 
@@ -126,6 +127,14 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
             value(o.socket_path);
         } else if (a == "--listen") {
             value(o.listen_addr);
+            // A bad address is bad usage, refused before anything starts.
+            try {
+                std::string host, port;
+                split_listen(o.listen_addr, host, port);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s: %s\n", info.name.c_str(), e.what());
+                return 2;
+            }
         } else if (a == "--accept-timeout") {
             number(n, 86400);
             o.accept_timeout_s = int(n);

@@ -64,18 +64,26 @@ Listener Listener::unix_path(const std::string& path) {
     return Listener(fd, path, "unix " + path);
 }
 
-Listener Listener::tcp(const std::string& hostport) {
-    std::string host = "127.0.0.1";
-    std::string port = hostport;
+void split_listen(const std::string& hostport, std::string& host, std::string& port) {
+    host = "127.0.0.1";
+    port = hostport;
     const size_t colon = hostport.rfind(':');
     if (colon != std::string::npos) {
         port = hostport.substr(colon + 1);
         if (colon > 0) host = hostport.substr(0, colon);
         if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     }
-    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) {
-        throw std::runtime_error("--listen: want PORT, :PORT or HOST:PORT, got \"" + hostport + "\"");
+    // At most 5 digits first, so that the value cannot overflow.
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(port) > 65535) {
+        throw std::runtime_error("--listen: want PORT, :PORT or HOST:PORT with a port 0 to 65535, got \"" + hostport +
+                                 "\"");
     }
+}
+
+Listener Listener::tcp(const std::string& hostport) {
+    std::string host, port;
+    split_listen(hostport, host, port);
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;

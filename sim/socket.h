@@ -17,6 +17,12 @@ struct PeerGone : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// split_listen splits --listen's [HOST:]PORT into host (loopback when none
+// is given; brackets of an IPv6 address removed) and port. Throws
+// std::runtime_error unless the port is a decimal number 0 to 65535:
+// getaddrinfo would take 99999 and listen on 99999 mod 65536.
+void split_listen(const std::string& hostport, std::string& host, std::string& port);
+
 // Listener owns a listening socket. A Unix socket file is removed when the
 // listener is destroyed (the harness owns the directory around it).
 class Listener {

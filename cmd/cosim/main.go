@@ -32,6 +32,8 @@ commands:
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
                                     check them and corrupted copies of them
+  version, --version                the module version and commit of this build, the summary.json
+                                    format and the socket protocol version
   help                              this text
 
 exit status: 0 all good, 1 a check failed, 2 bad usage or unreadable input
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCheck(ctx, rest, stdout, stderr)
 	case "selftest":
 		return runSelftest(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		return runVersion(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,4 +151,26 @@ func TestSelftestUnwritableOutput(t *testing.T) {
 	code, _, stderr := cosim(t, "selftest", "--out", filepath.Join(file, "sub"))
 	assert.NotZero(t, code)
 	assert.Contains(t, stderr, "cosim: selftest: ")
+}
+
+// An error from the cosim package, such as a remote model that refuses
+// the connection, is printed under one "cosim:" prefix: the package's
+// errors name the model, not the package, so the command's prefix is the
+// only one.
+func TestOnePrefix(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	sc := writeFile(t, t.TempDir(), "remote.toml", []byte(fmt.Sprintf(`name = "remote"
+cycles = 1000
+[[model]]
+name = "far"
+top = "axis_fifo"
+remote = %q
+`, addr)))
+	code, _, stderr := cosim(t, "run", sc, "--out", t.TempDir())
+	assert.Equal(t, 1, code, stderr)
+	assert.True(t, strings.HasPrefix(stderr, `cosim: run: model "far": connect to tcp `+addr), stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "cosim:"), stderr)
 }

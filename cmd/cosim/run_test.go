@@ -328,7 +328,7 @@ func TestRunBrokenPeer(t *testing.T) {
 			t.Logf("ended %v after the fault", took)
 			assert.Less(t, took, 2*time.Second)
 
-			assert.Contains(t, stderr, `cosim: run: cosim: model "icrc"`)
+			assert.Contains(t, stderr, `cosim: run: model "icrc"`, "one cosim: prefix")
 			for _, w := range tc.want {
 				assert.Contains(t, stderr, w)
 			}

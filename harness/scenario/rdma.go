@@ -14,7 +14,7 @@ import (
 type RDMA struct {
 	NICs     []string `toml:"nics"`     // two NIC models, joined by [[link]]s (directly or through a switch)
 	QPs      int      `toml:"qps"`      // QP pairs (default 4)
-	Messages int      `toml:"messages"` // work requests in all, both directions
+	Messages int      `toml:"messages"` // work requests in all, both directions (at least 1; no default)
 	// The mix, in percent of messages (default 40 SEND, 40 WRITE, 20
 	// READ); ImmPct of the SENDs and WRITEs carry an immediate (default 25).
 	SendPct  float64  `toml:"send_pct"`
@@ -64,10 +64,32 @@ type DCQCN struct {
 	MinMbps        float64 `toml:"min_mbps"`        // the floor of a cut (100 Mbit/s)
 }
 
-func (s *Scenario) rdmaDefaults() {
+// rdmaWritten lists the keys each [[rdma]] table writes, so that a
+// default fills a key left out and never an explicit 0. MetaData.IsDefined
+// cannot index an array of tables, so this decodes the text again, into
+// maps; data decoded once already, so errors cannot come.
+func rdmaWritten(data []byte) []map[string]any {
+	var v struct {
+		RDMA []map[string]any `toml:"rdma"`
+	}
+	_, _ = toml.Decode(string(data), &v)
+	return v.RDMA
+}
+
+// written tells whether table i of tables writes key.
+func written(tables []map[string]any, i int, key string) bool {
+	if i >= len(tables) {
+		return false
+	}
+	_, ok := tables[i][key]
+	return ok
+}
+
+func (s *Scenario) rdmaDefaults(set []map[string]any) {
 	for i := range s.RDMA {
 		w := &s.RDMA[i]
-		if w.QPs == 0 {
+		unset := func(key string) bool { return !written(set, i, key) }
+		if unset("qps") {
 			w.QPs = 4
 		}
 		if w.SendPct == 0 && w.WritePct == 0 && w.ReadPct == 0 {
@@ -80,13 +102,13 @@ func (s *Scenario) rdmaDefaults() {
 		if w.MaxSize == 0 {
 			w.MaxSize = 4096
 		}
-		if w.PMTU == 0 {
+		if unset("pmtu") {
 			w.PMTU = 1024
 		}
-		if w.Outstanding == 0 {
+		if unset("outstanding") {
 			w.Outstanding = 8
 		}
-		if w.HostLatency == 0 {
+		if unset("host_latency") {
 			w.HostLatency = 256
 		}
 		if w.MinRNRTimer == 0 {
@@ -108,7 +130,7 @@ func (s *Scenario) rdmaDefaults() {
 // "Host records": 0..1 MiB).
 const maxMessage = 1 << 20
 
-func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error) error {
+func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map[string]any) error {
 	used := map[string]bool{}
 	for i, w := range s.RDMA {
 		k := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), f} }
@@ -127,8 +149,12 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error) error {
 		switch {
 		case w.QPs < 1 || w.QPs > 16:
 			return bad(k("qps"), "must be 1 to 16 (the NIC's QPS), is %d", w.QPs)
-		case w.Messages < 0:
-			return bad(k("messages"), "must not be negative")
+		case !written(set, i, "messages"):
+			return bad(k("messages"), "must be set: the work requests in all, at least 1")
+		case w.Messages < 1:
+			// An empty workload would still have its host memory checked,
+			// which no message wrote: refused rather than failed at run time.
+			return bad(k("messages"), "must be at least 1 (an empty workload is not run), is %d", w.Messages)
 		case !(w.SendPct >= 0 && w.WritePct >= 0 && w.ReadPct >= 0 && w.SendPct+w.WritePct+w.ReadPct == 100):
 			return bad(k("send_pct"), "send_pct, write_pct and read_pct must be 0 to 100 and add up to 100, are %g, %g and %g",
 				w.SendPct, w.WritePct, w.ReadPct)
@@ -140,7 +166,7 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error) error {
 			return bad(k("pmtu"), "must be 256, 512, 1024, 2048 or 4096, is %d", w.PMTU)
 		case w.Outstanding < 1 || w.Outstanding > 32:
 			return bad(k("outstanding"), "must be 1 to 32 (the NIC's SQ_DEPTH and RQ_DEPTH), is %d", w.Outstanding)
-		case w.HostLatency > 1<<32:
+		case w.HostLatency < 1 || w.HostLatency > 1<<32:
 			return bad(k("host_latency"), "must be 1 to 2^32 cycles")
 		case *w.Timeout < 0 || *w.Timeout > 31:
 			return bad(k("timeout"), "must be 0 to 31 (0: no local ACK timeout), is %d", *w.Timeout)

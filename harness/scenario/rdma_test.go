@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,6 +22,7 @@ from = "a.out0"
 to = "b.in0"
 latency = 156
 [[rdma]]
+messages = 10
 nics = ["a", "b"]
 `
 
@@ -80,6 +82,39 @@ func TestRDMAErrors(t *testing.T) {
 			assert.Contains(t, se.Msg, tc.msg)
 		})
 	}
+}
+
+// An explicit 0 is never taken for a key left out: a 0 that is not a
+// valid value is an error at its line, where a default would have changed
+// what the scenario says. An empty workload is refused too: the engine
+// would check host memory that no message wrote.
+func TestRDMAExplicitZero(t *testing.T) {
+	noMessages := strings.Replace(rdmaBase, "messages = 10\n", "", 1)
+	for _, tc := range []struct {
+		name, text, key, msg string
+		line                 int
+	}{
+		{"qps", rdmaBase + "qps = 0\n", "rdma[0].qps", "must be 1 to 16 (the NIC's QPS), is 0", 15},
+		{"messages", strings.Replace(rdmaBase, "messages = 10", "messages = 0", 1), "rdma[0].messages",
+			"must be at least 1", 13},
+		{"messages left out", noMessages, "rdma[0].messages", "must be set", 12},
+		{"pmtu", rdmaBase + "pmtu = 0\n", "rdma[0].pmtu", "is 0", 15},
+		{"outstanding", rdmaBase + "outstanding = 0\n", "rdma[0].outstanding", "must be 1 to 32", 15},
+		{"host_latency", rdmaBase + "host_latency = 0\n", "rdma[0].host_latency", "must be 1 to 2^32", 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := scenario.Parse("r.toml", []byte(tc.text))
+			var se *scenario.Error
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.key, se.Key)
+			assert.Equal(t, tc.line, se.Line)
+			assert.Contains(t, se.Msg, tc.msg)
+		})
+	}
+	// Left out, they take their defaults.
+	s, err := scenario.Parse("r.toml", []byte(rdmaBase))
+	require.NoError(t, err)
+	assert.Equal(t, []int{4, 10, 1024, 8}, []int{s.RDMA[0].QPs, s.RDMA[0].Messages, s.RDMA[0].PMTU, s.RDMA[0].Outstanding})
 }
 
 func TestRDMADCQCN(t *testing.T) {

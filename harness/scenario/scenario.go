@@ -198,14 +198,15 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		line := keyLine(data, und[0])
 		return nil, &Error{File: file, Line: line, Key: indexKey(data, und[0], line), Msg: "unknown key"}
 	}
-	s.defaults()
-	if err := s.check(data); err != nil {
+	written := rdmaWritten(data)
+	s.defaults(written)
+	if err := s.check(data, written); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Scenario) defaults() {
+func (s *Scenario) defaults(rdma []map[string]any) {
 	if s.ClockMHz == 0 {
 		s.ClockMHz = 156.25
 	}
@@ -215,7 +216,9 @@ func (s *Scenario) defaults() {
 		}
 	}
 	for i := range s.Links {
-		if l := &s.Links[i]; l.ReorderPct > 0 && l.ReorderCycles == 0 {
+		// Only where latency + 4 x latency fits in a TOML integer: check
+		// then names latency, the key written, rather than a wrapped sum.
+		if l := &s.Links[i]; l.ReorderPct > 0 && l.ReorderCycles == 0 && l.Latency <= maxReorderLatency {
 			l.ReorderCycles = 4 * l.Latency
 		}
 	}
@@ -235,7 +238,7 @@ func (s *Scenario) defaults() {
 		}
 	}
 	s.tapDefaults()
-	s.rdmaDefaults()
+	s.rdmaDefaults(rdma)
 	if s.DrainCap == 0 {
 		s.DrainCap = s.defaultDrain()
 	}
@@ -257,8 +260,9 @@ func (s *Scenario) defaultDrain() uint64 {
 	return drain
 }
 
-// check validates values; data locates the offending key's line.
-func (s *Scenario) check(data []byte) error {
+// check validates values; data locates the offending key's line and rdma
+// holds the keys each [[rdma]] table writes.
+func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 	bad := func(key toml.Key, format string, args ...any) error {
 		return &Error{File: s.File, Line: keyLine(data, key), Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -276,6 +280,9 @@ func (s *Scenario) check(data []byte) error {
 	if !(s.ClockMHz > 0) || math.IsInf(s.ClockMHz, 0) {
 		return bad(toml.Key{"clock_mhz"}, "must be a positive number, is %g", s.ClockMHz)
 	}
+	if len(s.Name) > MaxNameLen {
+		return bad(toml.Key{"name"}, "must be at most %d bytes, is %d: it heads every pcapng file, whose header options hold at most 64 KiB", MaxNameLen, len(s.Name))
+	}
 	if len(s.Models) == 0 {
 		return bad(toml.Key{"model"}, "at least one [[model]] is needed")
 	}
@@ -285,6 +292,8 @@ func (s *Scenario) check(data []byte) error {
 		switch {
 		case !validName.MatchString(m.Name):
 			return bad(k("name"), "%q is not a valid model name (letters, digits, '_' and '-')", m.Name)
+		case len(m.Name) > MaxModelNameLen:
+			return bad(k("name"), "must be at most %d bytes, is %d: the model's Unix socket path (temporary directory, /cosim-NNNNNNNNNN/, name, .sock) must fit in 107 bytes", MaxModelNameLen, len(m.Name))
 		case names[m.Name]:
 			return bad(k("name"), "model %q is defined twice", m.Name)
 		case m.Top == "":
@@ -295,6 +304,11 @@ func (s *Scenario) check(data []byte) error {
 			return bad(k("src_gap_pct"), "must be 0 to 99, is %d", m.SrcGapPct)
 		case m.SinkStallPct < 0 || m.SinkStallPct > 99:
 			return bad(k("sink_stall_pct"), "must be 0 to 99, is %d", m.SinkStallPct)
+		}
+		if m.Remote != "" {
+			if err := checkRemote(m.Remote); err != nil {
+				return bad(k("remote"), "%v", err)
+			}
 		}
 		names[m.Name] = true
 	}
@@ -321,8 +335,14 @@ func (s *Scenario) check(data []byte) error {
 		if !(l.ReorderPct >= 0 && l.ReorderPct <= 100) {
 			return bad(k("reorder_pct"), "must be 0 to 100, is %g", l.ReorderPct)
 		}
+		if l.ReorderPct > 0 && l.ReorderCycles == 0 {
+			return bad(k("latency"), "must be at most %d with reorder_pct and no reorder_cycles: the default reorder_cycles is 4 x latency, and a held frame arrives latency + reorder_cycles after it left", maxReorderLatency)
+		}
 		if l.ReorderCycles > maxInt {
 			return bad(k("reorder_cycles"), "must not be negative")
+		}
+		if l.ReorderCycles > maxInt-l.Latency {
+			return bad(k("reorder_cycles"), "latency + reorder_cycles must be at most %d (the cycle a held frame arrives), are %d + %d", uint64(maxInt), l.Latency, l.ReorderCycles)
 		}
 	}
 	for i, t := range s.Traffic {
@@ -399,10 +419,41 @@ func (s *Scenario) check(data []byte) error {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
 		}
 	}
-	if err := s.checkRDMA(bad); err != nil {
+	if err := s.checkRDMA(bad, rdma); err != nil {
 		return err
 	}
 	return s.checkTaps(bad)
+}
+
+// maxReorderLatency is the longest link latency the default
+// reorder_cycles (4 x latency) takes: latency + 4 x latency <= 2^63-1.
+const maxReorderLatency = math.MaxInt64 / 5
+
+// Name limits, so that a name too long fails here and not at run time.
+const (
+	// MaxNameLen bounds the scenario name: it goes into the section
+	// header of every pcapng file with the seed and a link name.
+	MaxNameLen = 1024
+	// MaxModelNameLen bounds a model name: cosim.Start listens on
+	// <temporary directory>/cosim-<up to 10 digits>/<name>.sock, and
+	// sun_path holds 107 bytes; 64 leaves a temporary directory of 20.
+	MaxModelNameLen = 64
+)
+
+// checkRemote checks a remote model's address: host:port, the port a
+// number, as the engine dials it over TCP.
+func checkRemote(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (such as \"127.0.0.1:7001\" or \"[::1]:7001\")", addr)
+	}
+	if host == "" {
+		return fmt.Errorf("%q names no host (such as \"127.0.0.1:7001\")", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: the port must be 1 to 65535, is %q", addr, port)
+	}
+	return nil
 }
 
 var (
@@ -436,6 +487,14 @@ func (s *Scenario) Port(ref string) (model string, port int) {
 	return m[1], n
 }
 
+// lineScanner reads data line by line, however long a line: the default
+// 64 KiB bound would stop at a long string and lose the line numbers.
+func lineScanner(data []byte) *bufio.Scanner {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	return sc
+}
+
 // keyName renders a key path as written by users: link[0].latency.
 func keyName(k toml.Key) string {
 	var b strings.Builder
@@ -464,7 +523,7 @@ func indexKey(data []byte, key toml.Key, line int) string {
 	}
 	header := "[[" + key[0] + "]]"
 	entry := -1
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := lineScanner(data)
 	for n := 1; sc.Scan() && n <= line; n++ {
 		t, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "#")
 		if strings.TrimSpace(t) == header {
@@ -498,7 +557,7 @@ func keyLine(data []byte, key toml.Key) int {
 	}
 	want := strings.Join(table, ".")
 	cur, seen := "", map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := lineScanner(data)
 	tableLine := 0
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())

@@ -262,6 +262,20 @@ func TestParseErrors(t *testing.T) {
 		{name: "max_size too big", set: map[int]string{21: `max_size = 9217`}, line: 21, key: "traffic[0].max_size", msg: "must lie between min_size (60) and 9216, is 9217"},
 		{name: "pcap without file", set: map[int]string{18: `kind = "pcap"`}, line: 17, key: "traffic[0].file", msg: `kind "pcap" needs a file`},
 		{name: "negative frames", set: map[int]string{20: `frames = -1`}, line: 20, key: "traffic[0].frames", msg: "must not be negative"},
+		// The default reorder_cycles, 4 x latency, must not wrap: the error
+		// names latency, the key written, not the derived one.
+		{name: "latency whose reorder default wraps to 0", set: map[int]string{15: `latency = 4611686018427387904`, 16: `reorder_pct = 1.0`}, line: 15, key: "link[0].latency", msg: "at most 1844674407370955161 with reorder_pct"},
+		{name: "latency whose reorder default overflows", set: map[int]string{15: `latency = 9223372036854775807`, 16: `reorder_pct = 1.0`}, line: 15, key: "link[0].latency", msg: "the default reorder_cycles is 4 x latency"},
+		{name: "latency + reorder_cycles overflows", set: map[int]string{16: "reorder_pct = 1.0\nreorder_cycles = 9223372036854775807"}, line: 17, key: "link[0].reorder_cycles", msg: "latency + reorder_cycles must be at most 9223372036854775807"},
+		// Limits of where names go: pcapng section options (64 KiB) and
+		// the model's Unix socket path (108 bytes).
+		{name: "scenario name too long", set: map[int]string{1: `name = "` + strings.Repeat("n", 70_000) + `"`}, line: 1, key: "name", msg: "at most 1024 bytes, is 70000"},
+		{name: "model name too long", set: map[int]string{9: `name = "` + strings.Repeat("m", 65) + `"`}, line: 9, key: "model[1].name", msg: "at most 64 bytes, is 65"},
+		{name: "remote without port", set: map[int]string{11: `remote = "sim-host"`}, line: 11, key: "model[1].remote", msg: `"sim-host" is not host:port`},
+		{name: "remote port 0", set: map[int]string{7: `remote = "sim-host:0"`}, line: 7, key: "model[0].remote", msg: "port must be 1 to 65535"},
+		{name: "remote port 99999", set: map[int]string{7: `remote = "sim-host:99999"`}, line: 7, key: "model[0].remote", msg: "port must be 1 to 65535"},
+		{name: "remote port by name", set: map[int]string{7: `remote = "sim-host:http"`}, line: 7, key: "model[0].remote", msg: "port must be 1 to 65535"},
+		{name: "remote without host", set: map[int]string{7: `remote = ":7001"`}, line: 7, key: "model[0].remote", msg: "names no host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := []byte(tc.text)
@@ -346,4 +360,17 @@ func TestEdgeCases(t *testing.T) {
 		se := parseErr(t, edit(map[int]string{19: `to = "a.in99999999999999999999"`}))
 		assert.Equal(t, "traffic[0].to", se.Key)
 	})
+}
+
+// Names at their limits and remote addresses of every form parse.
+func TestNameLimitsAndRemotes(t *testing.T) {
+	for _, set := range []map[int]string{
+		{1: `name = "` + strings.Repeat("n", scenario.MaxNameLen) + `"`},
+		{9: `name = "` + strings.Repeat("m", scenario.MaxModelNameLen) + `"`, 14: `to = "` + strings.Repeat("m", scenario.MaxModelNameLen) + `.in0"`},
+		{7: `remote = "127.0.0.1:7001"`, 11: `remote = "[::1]:65535"`},
+		{7: `remote = "sim-host.example:1"`},
+	} {
+		_, err := scenario.Parse("case.toml", edit(set))
+		assert.NoError(t, err)
+	}
 }

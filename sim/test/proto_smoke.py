@@ -8,9 +8,10 @@ protocol of sim/proto.h with nothing but socket and struct, and checks:
 frames across many windows come out equal, in order, with sensible cycle
 stamps (exact ones without backpressure); backpressure is deterministic per
 seed; host memory reads back what was written; bad input gets the right
-ERROR code and a non-zero exit; EOF from the harness ends the model with a
-message; TCP and tracing work. --bench instead measures the socket path:
-back-to-back frames through a Python harness, one round trip per window.
+ERROR code and a non-zero exit, a --listen port outside 0..65535 exit 2;
+EOF from the harness ends the model with a message; TCP and tracing work.
+--bench instead measures the socket path: back-to-back frames through a
+Python harness, one round trip per window.
 
 usage: python3 sim/test/proto_smoke.py MODEL_BINARY
            [--misuse MISUSE_BINARY] [--bad-param BAD_PARAM_BINARY]
@@ -391,6 +392,21 @@ def errors(binary, tmp):
             m.close()
 
 
+def bad_listen(binary):
+    """A --listen value that is no port 0..65535 is refused before anything
+    listens: exit 2 and a message naming the range (99999 once listened on
+    99999 mod 65536)."""
+    for value in ("99999", "65536", "127.0.0.1:70000", "[::1]:123456789012345678901", "http", "127.0.0.1:", "-1"):
+        try:
+            p = subprocess.run([binary, "--listen", value, "--accept-timeout", "1"], capture_output=True,
+                               text=True, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise Fail("--listen %s: still running after %gs" % (value, TIMEOUT))
+        check(p.returncode == 2 and "0 to 65535" in p.stderr and "LISTEN" not in p.stdout,
+              "--listen %s: exit %d, stdout %r, stderr %r" % (value, p.returncode, p.stdout, p.stderr))
+        print("  --listen %-28s exit 2: %s" % (value, p.stderr.strip().splitlines()[-1]))
+
+
 def tcp_and_trace(binary, tmp):
     trace = os.path.join(tmp, "t.fst")
     m = Model(binary, tmp, tcp=True)
@@ -558,6 +574,7 @@ def main():
         errors(binary, tmp)
         tcp_and_trace(binary, tmp)
         print("  TCP on loopback and HELLO_ACK trace: ok")
+        bad_listen(binary)
         if opts["--misuse"]:
             csr(opts["--misuse"], tmp)
             misuse(opts["--misuse"], tmp)

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	cosimproto "github.com/rocesim/cosim/cosim"
+)
+
+// summaryFormat is the version of summary.json's layout (engine.Summary).
+// It lives here, not in summary.json, until the engine writes it itself;
+// TestSummaryFormatPinned fails when the layout changes without it.
+const summaryFormat = 1
+
+func runVersion(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fail(exitBadInput, "version: unexpected argument %q", args[0])
+	}
+	bi, ok := debug.ReadBuildInfo()
+	fmt.Fprint(stdout, versionText(bi, ok))
+	return nil
+}
+
+// versionText says which build this is: the module version and commit
+// the Go tool stamped, and the versions of the formats other tools read.
+func versionText(bi *debug.BuildInfo, ok bool) string {
+	module, commit := "unknown (no build information)", "unknown (the build carries no VCS stamp)"
+	if ok && bi != nil {
+		if bi.Main.Version != "" {
+			module = bi.Main.Version
+		}
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			commit = rev
+			if modified == "true" {
+				commit += " (modified)"
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cosim %s\n", module)
+	fmt.Fprintf(&b, "commit %s\n", commit)
+	fmt.Fprintf(&b, "summary.json format %d\n", summaryFormat)
+	fmt.Fprintf(&b, "socket protocol %d\n", cosimproto.ProtoVersion)
+	return b.String()
+}
