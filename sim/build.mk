@@ -270,11 +270,8 @@ SIM_MODELS := $(filter-out $(SIM_TEST_MODELS),$(SIM_MODELS))
 
 # $(call sim_model_bin,NAME): path of the model program.
 sim_model_bin = $(SIM_MODELS_DIR)/$1/V$($1.top)
-SIM_MODEL_BINS = $(foreach m,$(SIM_MODELS),$(call sim_model_bin,$m))
 
 .PHONY: models models-lint models-test models-bench
-
-models: $(SIM_MODEL_BINS) ## build the Verilator models into build/models/<name>/
 
 # $(call sim_verilate,NAME,EXTRA_CFLAGS,LDFLAGS,NOTE): Verilate NAME and
 # build it; NOTE follows the name in the quiet line.
@@ -301,8 +298,17 @@ endef
 # without a profile (-fprofile-partial-training). The profile lives in
 # NAME/pgo; the objects of one stage are removed before the other (make
 # would keep them, as their sources did not change), ccache keeps both.
+#
+# Such a model has two targets. Its binary alone is built plainly: `make
+# cosim` asks for it (a run of a few seconds gains less than the training
+# costs), and it is up to date however it was built. NAME/pgo.stamp is the
+# build with the profile, which `models` asks for; a plain build leaves it
+# out of date.
 SIM_PGO ?= 1
 sim_pgo = $(and $(filter 1,$(SIM_PGO)),$($1.train))
+sim_pgo_stamp = $(SIM_MODELS_DIR)/$1/pgo.stamp
+# $(call sim_model_goal,NAME): what `models` builds for NAME.
+sim_model_goal = $(if $(call sim_pgo,$1),$(call sim_pgo_stamp,$1),$(call sim_model_bin,$1))
 define sim_pgo_build
 $(Q)rm -rf $(SIM_MODELS_DIR)/$1/pgo $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
 $(call sim_verilate,$1,-fprofile-generate=$(abspath $(SIM_MODELS_DIR)/$1/pgo),-fprofile-generate,pgo: instrumented)
@@ -312,14 +318,26 @@ $(Q)$(foreach t,$(subst ;, ,$(subst $(sim_space),+,$(strip $($1.train)))),$(call
 $(Q)rm -f $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
 $(call sim_verilate,$1,-flto=auto -fprofile-use=$(abspath $(SIM_MODELS_DIR)/$1/pgo) \
   -fprofile-partial-training -Wno-missing-profile,-O2 -flto=auto,pgo: optimised)
+@touch $(call sim_model_bin,$1)
 endef
 
-# $(call sim_model_rule,NAME)
+# $(call sim_model_rule,NAME). A trained model built plainly after a build
+# with the profile drops the profiled objects and the stamp; a stamp
+# without its binary is out of date.
+.PHONY: sim-no-binary
 define sim_model_rule
-$(call sim_model_bin,$1): $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
+sim_deps_$1 := $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
+$(call sim_model_bin,$1): $$(sim_deps_$1)
 	@mkdir -p $(SIM_MODELS_DIR)/$1
-	$$(if $$(call sim_pgo,$1),$$(call sim_pgo_build,$1),$$(call sim_verilate,$1))
+$(if $($1.train),	$(Q)if [ -e $(call sim_pgo_stamp,$1) ]; then rm -f $(call sim_pgo_stamp,$1) $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a; fi)
+	$$(call sim_verilate,$1)
 	@touch $$@
+$(if $($1.train),
+$(call sim_pgo_stamp,$1): $$(sim_deps_$1) $(if $(wildcard $(call sim_model_bin,$1)),,sim-no-binary)
+	@mkdir -p $(SIM_MODELS_DIR)/$1
+	$$(call sim_pgo_build,$1)
+	@touch $$@
+)
 
 .PHONY: models-lint-$1
 models-lint-$1:
@@ -327,6 +345,8 @@ models-lint-$1:
 	$(Q)$(VERILATOR) --lint-only -Wall -Irtl/common --top-module $($1.top) $(addprefix -G,$($1.params)) $($1.rtl)
 endef
 $(foreach m,$(SIM_MODELS) $(SIM_TEST_MODELS),$(eval $(call sim_model_rule,$m)))
+
+models: $(foreach m,$(SIM_MODELS),$(call sim_model_goal,$m)) ## build the Verilator models into build/models/<name>/
 
 models-lint: $(addprefix models-lint-,$(SIM_MODELS) axis_misuse_64 axis_loop_8x2 axis_loop_24x3 dma_copy_64 dma_copy_512) ## lint every model top with its build parameters
 
