@@ -22,12 +22,15 @@ DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputil
 
 .PHONY: help deps build cosim test bench soak mutants lint fuzz clean tap-demo
 
-# Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`.
+# Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`;
+# quiet output unless V=1 (Q, sim_say).
 include sim/build.mk
+# DEFAULT_MODELS: the models the default scenario runs.
+include harness/scenario/default.mk
 
 help: ## list the targets
 	@echo "usage: make <target>"
-	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
 deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache (apt-get as root; otherwise says what to install)
 	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
@@ -49,10 +52,18 @@ deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache (apt-g
 	  exit 1; \
 	fi
 
-build: models ## build the cosim command and every Verilator model into build/
-	$(GO) build -o $(BUILD)/cosim ./cmd/cosim
+build: models $(BUILD)/cosim ## build the cosim command and every Verilator model into build/
 
-cosim: deps build ## run the main job: the built-in default scenario through the RTL, every frame checked
+# go build knows itself what is out of date.
+.PHONY: $(BUILD)/cosim
+$(BUILD)/cosim:
+	$(call sim_say,GO,$@)
+	$(Q)$(GO) build -o $@ ./cmd/cosim
+
+# Only the models the default scenario needs, and without profile feedback
+# (their binaries, not `models`' PGO stamps): a run of a few seconds gains
+# less than the training costs. `make build` rebuilds them with it.
+cosim: deps $(BUILD)/cosim $(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m)) ## run the main job: the built-in default scenario through the RTL, every frame checked (builds only what it needs)
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
 test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
@@ -79,7 +90,7 @@ mutants: build ## mutation campaigns (also in make test): build the switch and t
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \
-	  echo "verilator --lint-only -Wall $$f"; \
+	  $(if $(Q),printf '  %-9s%s\n' LINT $$f,echo "verilator --lint-only -Wall $$f"); \
 	  verilator --lint-only -Wall -Irtl/common -Irtl/nic -Irtl/switch $$f || exit 1; \
 	done
 	$(GO) vet ./...

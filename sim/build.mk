@@ -10,6 +10,8 @@
 # file changed; Verilator's own make then recompiles only what changed. It
 # runs its own make with -j 2 (MAKEFLAGS cleared so that it does not fight
 # an outer make -j over the job server).
+# Output is quiet, as Linux kbuild's: one line per step, every command with
+# `make V=1`.
 
 VERILATOR      ?= verilator
 PYTHON3        ?= python3
@@ -37,6 +39,19 @@ SIM_LIB_SRCS := $(addprefix $(SIM_DIR)/,model.cpp session.cpp raw.cpp sim.cpp ax
                   socket.cpp hooks.cpp)
 SIM_LIB_HDRS := $(addprefix $(SIM_DIR)/,proto.h signal.h rng.h axis.h csr.h dma.h memory.h socket.h sim.h model.h \
                   run.h)
+
+# Quiet steps drop only their commands' stdout (the command lines Verilator's
+# make echoes); warnings and errors go to stderr and show in full.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+sim_say :=
+sim_stdout :=
+else
+Q := @
+sim_say = @printf '  %-9s%s\n' '$1' '$2'
+sim_stdout := >/dev/null
+endif
 
 sim_empty :=
 sim_space := $(sim_empty) $(sim_empty)
@@ -254,20 +269,19 @@ SIM_MODELS := $(filter-out $(SIM_TEST_MODELS),$(SIM_MODELS))
 
 # $(call sim_model_bin,NAME): path of the model program.
 sim_model_bin = $(SIM_MODELS_DIR)/$1/V$($1.top)
-SIM_MODEL_BINS = $(foreach m,$(SIM_MODELS),$(call sim_model_bin,$m))
 
 .PHONY: models models-lint models-test models-bench
 
-models: $(SIM_MODEL_BINS) ## build the Verilator models into build/models/<name>/
-
-# $(call sim_verilate,NAME,EXTRA_CFLAGS,LDFLAGS): Verilate NAME and build it.
+# $(call sim_verilate,NAME,EXTRA_CFLAGS,LDFLAGS,NOTE): Verilate NAME and
+# build it; NOTE follows the name in the quiet line.
 define sim_verilate
-	MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
-	  $(addprefix -G,$($1.params)) \
-	  -CFLAGS "$(SIM_CFLAGS) $2 -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
-	  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
-	  -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
-	  $(if $3,-LDFLAGS "$3") $($1.rtl) $(abspath $($1.main) $(SIM_LIB_SRCS))
+$(call sim_say,BUILD,$1$(if $4, ($4)))
+$(Q)MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
+  $(addprefix -G,$($1.params)) \
+  -CFLAGS "$(SIM_CFLAGS) $2 -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
+  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
+  -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
+  $(if $3,-LDFLAGS "$3") $($1.rtl) $(abspath $($1.main) $(SIM_LIB_SRCS)) $(sim_stdout)
 endef
 
 # Profile feedback. A model that sets NAME.train (the raw-mode runs that
@@ -280,30 +294,55 @@ endef
 # (harness/PERFORMANCE.md, profile feedback). The profile lives in
 # NAME/pgo; the objects of one stage are removed before the other (make
 # would keep them, as their sources did not change), ccache keeps both.
+#
+# Such a model has two targets. Its binary alone is built plainly: `make
+# cosim` asks for it (a run of a few seconds gains less than the training
+# costs), and it is up to date however it was built. NAME/pgo.stamp is the
+# build with the profile, which `models` asks for; a plain build leaves it
+# out of date.
 SIM_PGO ?= 1
 sim_pgo = $(and $(filter 1,$(SIM_PGO)),$($1.train))
+sim_pgo_stamp = $(SIM_MODELS_DIR)/$1/pgo.stamp
+# $(call sim_model_goal,NAME): what `models` builds for NAME.
+sim_model_goal = $(if $(call sim_pgo,$1),$(call sim_pgo_stamp,$1),$(call sim_model_bin,$1))
 define sim_pgo_build
-	rm -rf $(SIM_MODELS_DIR)/$1/pgo $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
-	$(call sim_verilate,$1,-fprofile-generate=$(abspath $(SIM_MODELS_DIR)/$1/pgo),-fprofile-generate)
-	$(foreach t,$(subst ;, ,$(subst $(sim_space),+,$(strip $($1.train)))),$(call sim_model_bin,$1) $(subst +, ,$t) >/dev/null &&) true
-	@ls $(SIM_MODELS_DIR)/$1/pgo/*.gcda >/dev/null 2>&1 || { echo "$1: the training runs wrote no profile"; exit 1; }
-	rm -f $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
-	$(call sim_verilate,$1,-flto=auto -fprofile-use=$(abspath $(SIM_MODELS_DIR)/$1/pgo) \
-	  -fprofile-partial-training -Wno-missing-profile,-O2 -flto=auto)
+$(Q)rm -rf $(SIM_MODELS_DIR)/$1/pgo $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
+$(call sim_verilate,$1,-fprofile-generate=$(abspath $(SIM_MODELS_DIR)/$1/pgo),-fprofile-generate,pgo: instrumented)
+$(call sim_say,TRAIN,$1)
+$(Q)$(foreach t,$(subst ;, ,$(subst $(sim_space),+,$(strip $($1.train)))),$(call sim_model_bin,$1) $(subst +, ,$t) >/dev/null &&) true
+@ls $(SIM_MODELS_DIR)/$1/pgo/*.gcda >/dev/null 2>&1 || { echo "$1: the training runs wrote no profile"; exit 1; }
+$(Q)rm -f $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a
+$(call sim_verilate,$1,-flto=auto -fprofile-use=$(abspath $(SIM_MODELS_DIR)/$1/pgo) \
+  -fprofile-partial-training -Wno-missing-profile,-O2 -flto=auto,pgo: optimised)
+@touch $(call sim_model_bin,$1)
 endef
 
-# $(call sim_model_rule,NAME)
+# $(call sim_model_rule,NAME). A trained model built plainly after a build
+# with the profile drops the profiled objects and the stamp; a stamp
+# without its binary is out of date.
+.PHONY: sim-no-binary
 define sim_model_rule
-$(call sim_model_bin,$1): $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
+sim_deps_$1 := $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
+$(call sim_model_bin,$1): $$(sim_deps_$1)
 	@mkdir -p $(SIM_MODELS_DIR)/$1
-$(if $(call sim_pgo,$1),$(call sim_pgo_build,$1),$(call sim_verilate,$1))
+$(if $($1.train),	$(Q)if [ -e $(call sim_pgo_stamp,$1) ]; then rm -f $(call sim_pgo_stamp,$1) $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a; fi)
+	$$(call sim_verilate,$1)
 	@touch $$@
+$(if $($1.train),
+$(call sim_pgo_stamp,$1): $$(sim_deps_$1) $(if $(wildcard $(call sim_model_bin,$1)),,sim-no-binary)
+	@mkdir -p $(SIM_MODELS_DIR)/$1
+	$$(call sim_pgo_build,$1)
+	@touch $$@
+)
 
 .PHONY: models-lint-$1
 models-lint-$1:
-	$(VERILATOR) --lint-only -Wall -Irtl/common --top-module $($1.top) $(addprefix -G,$($1.params)) $($1.rtl)
+	$(call sim_say,LINT,$1)
+	$(Q)$(VERILATOR) --lint-only -Wall -Irtl/common --top-module $($1.top) $(addprefix -G,$($1.params)) $($1.rtl)
 endef
 $(foreach m,$(SIM_MODELS) $(SIM_TEST_MODELS),$(eval $(call sim_model_rule,$m)))
+
+models: $(foreach m,$(SIM_MODELS),$(call sim_model_goal,$m)) ## build the Verilator models into build/models/<name>/
 
 models-lint: $(addprefix models-lint-,$(SIM_MODELS) axis_misuse_64 axis_loop_8x2 axis_loop_24x3 dma_copy_64 dma_copy_512) ## lint every model top with its build parameters
 

@@ -287,9 +287,12 @@ func (r *run) checkPort(p portRef, in bool) error {
 // written to icrc.out0--icrc.in1.pcapng.
 func PcapName(link string) string { return strings.ReplaceAll(link, "->", "--") + ".pcapng" }
 
+// ModelName is sim/build.mk's name for the model of a top at a data width.
+func ModelName(top Top, width int) string { return fmt.Sprintf("%s_%d", top.Name, width) }
+
 // ModelPath is where sim/build.mk puts the binary of a top at a data width.
 func ModelPath(dir string, top Top, width int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s_%d", top.Name, width), "V"+top.Module)
+	return filepath.Join(dir, ModelName(top, width), "V"+top.Module)
 }
 
 // backpressureSeed is the seed of a model's source gaps and sink stalls:
