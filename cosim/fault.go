@@ -65,7 +65,7 @@ func (m *Model) waitExit(d time.Duration) bool {
 
 func (m *Model) killProc() {
 	if m.cmd != nil && !m.exitedNow() {
-		m.cmd.Process.Kill()
+		killGroup(m.cmd.Process)
 	}
 }
 

@@ -2,8 +2,13 @@
 
 package cosim
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 func setProcAttr(*exec.Cmd) {}
 
 func procState(int) string { return "" }
+
+func killGroup(p *os.Process) { p.Kill() }

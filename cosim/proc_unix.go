@@ -17,6 +17,15 @@ func setProcAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// killGroup kills the model's whole process group: a model started through
+// a wrapper script runs as its child, which must not outlive the run. The
+// group leader is not reaped yet (killProc checks), so its id is still its
+// group's.
+func killGroup(p *os.Process) {
+	syscall.Kill(-p.Pid, syscall.SIGKILL)
+	p.Kill()
+}
+
 var procStates = map[byte]string{
 	'R': "running", 'S': "sleeping", 'D': "disk sleep", 'T': "stopped",
 	't': "tracing stop", 'Z': "zombie", 'X': "dead", 'I': "idle",
