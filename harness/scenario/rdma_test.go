@@ -192,6 +192,7 @@ func TestDrainCoversRDMATimers(t *testing.T) {
 		{"min_rnr_timer = 16\n", 2 * 400_000}, // 2.56 ms
 		{"timeout = 0\n", 100_000},            // no ACK timer: silence is a stall
 	} {
+		c.want += 156 // and the time a frame spends on rdmaBase's link
 		s, err := scenario.Parse("r.toml", []byte(rdmaBase+c.extra))
 		require.NoError(t, err)
 		assert.Equal(t, c.want, s.DrainCap, "%q", c.extra)

@@ -246,10 +246,13 @@ func (s *Scenario) defaults(rdma []map[string]any) {
 
 // defaultDrain is the stall bound when the scenario sets none: 100,000
 // cycles, or twice the longest a workload's QPs may stay silent on
-// purpose, whichever is longer. A requester whose last packet or its ACK
-// was lost sends nothing until its local ACK timer expires, and one told
-// RNR waits the responder's RNR timer; with timeout = 8 that is 1.05 ms,
-// 164,000 cycles at 156.25 MHz, and the run is not stalled.
+// purpose, whichever is longer, plus the longest a frame may travel
+// unseen. A requester whose last packet or its ACK was lost sends nothing
+// until its local ACK timer expires, and one told RNR waits the
+// responder's RNR timer; with timeout = 8 that is 1.05 ms, 164,000 cycles
+// at 156.25 MHz, and the run is not stalled. Nor is it while a frame is on
+// a link (latency, and reorder_cycles more if held back) or a PFC frame on
+// its way to a paused source (pause_latency).
 func (s *Scenario) defaultDrain() uint64 {
 	drain := uint64(100_000)
 	hz := uint64(s.ClockMHz * 1e6)
@@ -257,7 +260,28 @@ func (s *Scenario) defaultDrain() uint64 {
 		quiet := max(rc.TimeoutCycles(uint8(*w.Timeout), hz), rc.RNRCycles(uint8(w.MinRNRTimer), hz))
 		drain = max(drain, 2*quiet)
 	}
-	return drain
+	var travel uint64
+	for _, l := range s.Links {
+		t := l.Latency
+		if l.ReorderPct > 0 {
+			t = satAdd(t, l.ReorderCycles)
+		}
+		travel = max(travel, t)
+	}
+	for _, t := range s.Traffic {
+		travel = max(travel, t.PauseLatency)
+	}
+	return satAdd(drain, travel)
+}
+
+// satAdd is a + b, or the largest TOML integer where the sum would be
+// larger: a bound on cycles, which check then rejects with the key the
+// user wrote if it came from one.
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxInt64 || b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // check validates values; data locates the offending key's line and rdma

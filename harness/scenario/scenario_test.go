@@ -22,7 +22,7 @@ func TestDefault(t *testing.T) {
 	assert.Nil(t, s.Seed, "the default leaves the seed to --seed")
 	assert.Equal(t, uint64(100_000_000), s.Cycles)
 	assert.Equal(t, 156.25, s.ClockMHz)
-	assert.Equal(t, uint64(100_000), s.DrainCap)
+	assert.Equal(t, uint64(100_000+156+4*156), s.DrainCap, "the base, and the longest link: latency and reorder_cycles")
 
 	require.Len(t, s.Models, 3)
 	for i, name := range []string{"nic0", "nic1"} {

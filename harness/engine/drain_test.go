@@ -1,0 +1,40 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A frame on a long link is neither accepted nor emitted anywhere while it
+// travels: a link longer than the default stall bound must not make the
+// run look stalled.
+func TestLongLinkIsNotAStall(t *testing.T) {
+	sc := parse(t, `
+name = "long-link"
+cycles = 10_000_000
+
+[[model]]
+name = "a"
+top = "axis_fifo"
+
+[[model]]
+name = "b"
+top = "axis_fifo"
+
+[[link]]
+from = "a.out0"
+to = "b.in0"
+latency = 400_000
+reorder_pct = 20
+
+[[traffic]]
+kind = "roce"
+to = "a.in0"
+frames = 20
+`)
+	s, err := run(t, config(t, sc, 1))
+	requirePass(t, s, err)
+	assert.Equal(t, 40, s.Matched, "every frame out of both FIFOs")
+	assert.Greater(t, s.Cycles, uint64(2_000_000), "the held frames took latency + reorder_cycles")
+}
