@@ -54,9 +54,9 @@ const congestionCSR = `[model.csr]
 CTRL = 2      # ECN marking on, strict priority
 ECN_K0 = 4096 # bytes queued on an egress port before ECT frames are marked`
 
-// fastDCQCN is the reaction point of TestNICCongestion (cosim): at 64 bits
-// the line is 10 Gbit/s, so R_AI is a line/8, R_HAI line/4, the floor
-// line/32.
+// fastDCQCN is the reaction point of TestNICCongestion (nic_model_test.go):
+// at 64 bits the line is 10 Gbit/s, so R_AI is a line/8, R_HAI line/4, the
+// floor line/32.
 const fastDCQCN = `[rdma.dcqcn]
 cnp_interval = 2000
 alpha_period = 1000
