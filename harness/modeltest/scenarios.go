@@ -4,8 +4,8 @@ import "fmt"
 
 // The scenarios below are run by the tests of more than one package: the
 // switch's random traffic by its own (rtl/switch/tb) and by the engine's
-// pipelining tests; two NICs with and without the switch by the NIC's
-// (rtl/nic/tb) and by the engine's NIC soak and benchmark.
+// pipelining tests; two NICs through the switch by the NIC's (rtl/nic/tb)
+// and by the engine's benchmark.
 
 // SwitchTraffic: a switch of the given width with random l2 traffic into
 // every port (perPort frames each), random output backpressure and the
@@ -92,20 +92,6 @@ func NICSwitchNIC(width int, swExtra, linkExtra string) string {
 	for p, m := range []string{"nic0", "nic1"} {
 		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"sw.in%d\"\nlatency = 156\n%s\n", m, p, linkExtra)
 		s += fmt.Sprintf("[[link]]\nfrom = \"sw.out%d\"\nto = \"%s.in0\"\nlatency = 156\n%s\n", p, m, linkExtra)
-	}
-	return s
-}
-
-// NICDirect is the models and links of two RTL NICs joined by a pair of
-// 1 us links, each with these fault rates (percent).
-func NICDirect(width int, loss, corrupt, dup, reorder float64) string {
-	s := ""
-	for _, m := range []string{"nic0", "nic1"} {
-		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
-	}
-	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
-		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\nloss_pct = %g\ncorrupt_pct = %g\ndup_pct = %g\nreorder_pct = %g\n",
-			l[0], l[1], loss, corrupt, dup, reorder)
 	}
 	return s
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // The soak campaigns (make soak, not make test) of the switch
-// (rtl/switch/tb) and of the NIC (harness/engine, for now) share their
+// (rtl/switch/tb) and of the NIC (rtl/nic/tb) share their
 // settings: COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED, each campaign's
 // size per run, and COSIM_SOAK_OUT for each run's output.
 

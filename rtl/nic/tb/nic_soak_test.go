@@ -1,4 +1,4 @@
-package engine_test
+package tb_test
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func TestNICSoak(t *testing.T) {
 			})
 			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
-				modeltest.SoakRun(t, soakHeader+modeltest.NICDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
+				modeltest.SoakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
 			})
 		}
 	}
