@@ -83,10 +83,10 @@ bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); s
 soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_MESSAGES=$(SOAK_MESSAGES) \
 	  COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) COSIM_SOAK_OUT=$(abspath $(OUT))/soak \
-	  $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchSoak|TestNICSoak' ./harness/engine
+	  $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchSoak|TestNICSoak' ./rtl/switch/tb ./rtl/nic/tb
 
-mutants: build ## mutation campaigns (also in make test): build the switch and the NIC with each planted bug of harness/engine/testdata/*_mutants.toml, show which scenario catches it
-	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'Mutants$$' ./harness/engine
+mutants: build ## mutation campaigns (also in make test): build the switch and the NIC with each planted bug of rtl/*/tb/mutants.toml, show which scenario catches it
+	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'Mutants$$' ./rtl/switch/tb ./rtl/nic/tb
 
 lint: models-lint ## verilator --lint-only -Wall on every RTL module and model top, go vet, gofmt
 	@for f in $$(find rtl -name '*.sv' -not -path '*/tb/*' | sort); do \

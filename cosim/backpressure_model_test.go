@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/cosim/modeltest"
 )
 
 // SinkReady must name exactly the cycles in which a real model's sink

@@ -18,7 +18,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 )
 
 var dmaSeed = flag.Uint64("dma.seed", 1, "seed of the DMA model tests' commands and memory contents")
@@ -97,42 +97,6 @@ func command(src, dst uint64, length uint16, flags byte) []byte {
 	return b
 }
 
-// beats is how many beats of width bits carry n bytes.
-func beats(n, width int) uint64 { return uint64((n + width/8 - 1) / (width / 8)) }
-
-// sameBytes fails with the first differing byte rather than two dumps of
-// up to 4 KiB.
-func sameBytes(t *testing.T, want, got []byte, format string, args ...any) {
-	t.Helper()
-	if bytes.Equal(want, got) {
-		return
-	}
-	i := 0
-	for i < len(want) && i < len(got) && want[i] == got[i] {
-		i++
-	}
-	t.Fatalf("%s: got %d bytes, want %d; first difference at byte %d: got % x, want % x",
-		fmt.Sprintf(format, args...), len(got), len(want), i, got[i:min(i+8, len(got))], want[i:min(i+8, len(want))])
-}
-
-// dmaCounters parses the counters line the model prints at exit.
-var dmaCountersLine = regexp.MustCompile(`dma: (\d+) reads, (\d+) bytes read; (\d+) writes, (\d+) bytes written`)
-
-func dmaCounters(t *testing.T, m *cosim.Model) [4]uint64 {
-	t.Helper()
-	var c [4]uint64
-	for _, l := range m.LastOutput() {
-		if s := dmaCountersLine.FindStringSubmatch(l); s != nil {
-			for i := range c {
-				c[i], _ = strconv.ParseUint(s[i+1], 10, 64)
-			}
-			return c
-		}
-	}
-	t.Fatalf("no DMA counters in the model's output %q", m.LastOutput())
-	return c
-}
-
 // copyRun is the state of one run of copy commands.
 type copyRun struct {
 	t       *testing.T
@@ -177,10 +141,10 @@ func (r *copyRun) checkEchoes() {
 	require.Len(r.t, r.echoes, len(r.cmds), "every command echoed")
 	for i, e := range r.echoes {
 		require.EqualValues(r.t, i, e.Seq)
-		sameBytes(r.t, r.cmds[i], e.Data, "echo %d", i)
+		modeltest.SameBytes(r.t, r.cmds[i], e.Data, "echo %d", i)
 		require.False(r.t, e.Bad, "echo %d", i)
 		n := int(binary.LittleEndian.Uint16(r.cmds[i][16:]))
-		earliest := r.accepts[i].LastCycle + r.latency + 1 + beats(n, r.width)
+		earliest := r.accepts[i].LastCycle + r.latency + 1 + modeltest.Beats(n, r.width)
 		require.GreaterOrEqual(r.t, e.Cycle, earliest, "echo %d: the read latency and one beat per cycle are minimums", i)
 	}
 }
@@ -266,14 +230,14 @@ func TestDMACopyMany(t *testing.T) {
 				for k, c := range cmds {
 					got := rep.MemData[k].Data
 					want := src[c.src-srcBase : c.src-srcBase+uint64(c.n)]
-					sameBytes(t, want, got[1:1+c.n], "copy %d: %d bytes from %#x to %#x", k, c.n, c.src, c.dst)
+					modeltest.SameBytes(t, want, got[1:1+c.n], "copy %d: %d bytes from %#x to %#x", k, c.n, c.src, c.dst)
 					require.Zero(t, got[0], "copy %d: the byte before the destination", k)
 					require.Zero(t, got[1+c.n], "copy %d: the byte after the destination", k)
 					total += uint64(c.n)
 				}
 
 				require.NoError(t, m.Close())
-				assert.Equal(t, [4]uint64{commands, total, commands, total}, dmaCounters(t, m),
+				assert.Equal(t, [4]uint64{commands, total, commands, total}, modeltest.DMACounters(t, m.LastOutput()),
 					"reads, bytes read, writes, bytes written")
 			})
 		}
@@ -308,8 +272,8 @@ func TestDMAReadLatency(t *testing.T) {
 					r.drain(100)
 					a, e := r.accepts[i], r.echoes[i]
 					assert.Equal(t, arrival, a.Cycle, "an idle top takes a command at once")
-					assert.Equal(t, a.LastCycle+latency+1+beats(n, width), e.Cycle,
-						"copy %d of %d bytes (%d beats)", i, n, beats(n, width))
+					assert.Equal(t, a.LastCycle+latency+1+modeltest.Beats(n, width), e.Cycle,
+						"copy %d of %d bytes (%d beats)", i, n, modeltest.Beats(n, width))
 				}
 				r.checkEchoes()
 			})
@@ -333,7 +297,7 @@ func TestDMAReadOrdering(t *testing.T) {
 			)
 			before := bytes.Repeat([]byte{0x5a}, n)
 			after := bytes.Repeat([]byte{0xa5}, n)
-			cmdBeats := beats(cmdLen, width)
+			cmdBeats := modeltest.Beats(cmdLen, width)
 
 			// The request of A->B is taken cycle cmdBeats after arrival;
 			// the window ends just after it, long before its answer.
@@ -350,8 +314,8 @@ func TestDMAReadOrdering(t *testing.T) {
 			r.drain(100)
 			r.checkEchoes()
 			rep := r.step(cosim.Window{Target: m.Cycle(), MemReads: []cosim.Mem{{Addr: b, Length: n}, {Addr: c, Length: n}}})
-			sameBytes(t, before, rep.MemData[0].Data, "A->B read A when its request was taken")
-			sameBytes(t, before, rep.MemData[1].Data, "B->C read what A->B wrote")
+			modeltest.SameBytes(t, before, rep.MemData[0].Data, "A->B read A when its request was taken")
+			modeltest.SameBytes(t, before, rep.MemData[1].Data, "B->C read what A->B wrote")
 		})
 	}
 }
@@ -425,7 +389,7 @@ func TestDMAWindowSplit(t *testing.T) {
 // failing cycle, naming the channel and the rule.
 func TestDMAMisuse(t *testing.T) {
 	for _, width := range dmaWidths {
-		cmdBeats := beats(cmdLen, width)
+		cmdBeats := modeltest.Beats(cmdLen, width)
 		for _, c := range []struct {
 			name   string
 			length uint16

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/cosim/modeltest"
 )
 
 // startFIFO512 starts the 512-bit axis_fifo model, through shared memory

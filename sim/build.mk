@@ -206,7 +206,7 @@ $(eval $(call sim_nic,nic_512,512))
 # keep their defaults (QUEUES=8 MTU_MAX=2048 SLOTS=64 BUF_BYTES=16384
 # MAC_ENTRIES=64).
 # SIM_SWITCH_DIR may point elsewhere: the mutation test builds copies of
-# rtl/switch with one bug planted (the mutation campaign, rtl/switch/tb/README.md).
+# rtl/switch with one bug planted (the mutation campaign, rtl/switch/tb/mutants_test.go).
 SIM_SWITCH_DIR ?= rtl/switch
 SIM_SWITCH_RTL := $(addprefix $(SIM_SWITCH_DIR)/,eth_switch.sv switch_ingress.sv switch_buffer.sv switch_mac_table.sv \
                   switch_decide.sv switch_pfc_ctl.sv switch_egress.sv switch_csr.sv)

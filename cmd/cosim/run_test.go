@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
@@ -238,7 +239,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 		case <-time.After(10 * time.Millisecond):
 		}
 		require.True(t, time.Now().Before(deadline), "no model process found")
-		pid = modeltest.Child(victim)
+		pid = cmodeltest.Child(victim)
 	}
 	time.Sleep(300 * time.Millisecond) // into the run
 	require.NoError(t, syscall.Kill(pid, sig))
@@ -252,7 +253,7 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 	}
 	took = time.Since(faulted)
 	t.Logf("ended %v after the signal:\n%s", took, r.stderr)
-	assert.Eventually(t, func() bool { return modeltest.Gone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
+	assert.Eventually(t, func() bool { return cmodeltest.Gone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
 	assert.Contains(t, r.stderr, fmt.Sprintf("model %q", victim))
 	assert.Contains(t, r.stderr, "rerun with: cosim run "+scen+" --seed 5")
 	s := summaryOf(t, out)

@@ -234,7 +234,7 @@ func TestTimedPair(t *testing.T) {
 // the transmitter free again, at 11 + beats of the first; the host frame
 // whose last beat is at 200 goes after them (from 201). Each leaves at its
 // decision cycle + DMA latency + 4. Found by the RTL
-// (cosim/nic_model_test.go): Timed stepped only at the host frame's cycle.
+// (rtl/nic/tb/nic_model_test.go): Timed stepped only at the host frame's cycle.
 func TestTimedHostFrameWaitsForItsCycle(t *testing.T) {
 	n, _ := tNode(t, true, 0)
 	tm := tTimed(t, n, 64, 64)

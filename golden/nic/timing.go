@@ -4,7 +4,7 @@ package nic
 // comments of rtl/nic/icrc_insert.sv and rtl/nic/icrc_check.sv. The ICRC
 // golden models predict frames, not cycles, so the scoreboard does not need
 // them today; the RC transport model will (it paces and times out in
-// cycles), and rtl/nic/tb checks the RTL against them exactly.
+// cycles), and rtl/nic/tb/icrc checks the RTL against them exactly.
 const (
 	// ICRCInsertLatency: an input beat accepted in cycle t is offered on
 	// the output from t+1; first beat in to first beat out.

@@ -11,7 +11,7 @@ package rc_test
 // by field, and, where given, NextEvent and the DCQCN rate. At the end of a
 // case the QP's counters (all of them), the node's own counters (all 0),
 // the OnEvent reports, the error state, the host memory and the responder
-// queue's high-water mark are compared too. cosim's TestNICBehaviour plays
+// queue's high-water mark are compared too. rtl/nic/tb's TestNICBehaviour plays
 // the same table against the NIC RTL.
 
 import (

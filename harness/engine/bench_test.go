@@ -24,6 +24,7 @@ import (
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
 
@@ -67,7 +68,7 @@ var (
 )
 
 func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
-	dir := needModels(b, fmt.Sprintf("%s_%d", topName, width))
+	dir := modeltest.NeedModels(b, fmt.Sprintf("%s_%d", topName, width))
 	top, err := engine.LookupTop(topName)
 	require.NoError(b, err)
 	n := b.N
@@ -94,7 +95,7 @@ func benchHarnessVsRaw(b *testing.B, topName string, width, size int) {
 	// The stimulus reaches the disk now, not while the first round writes
 	// its captures: at 1500 bytes it is over a gigabyte.
 	syscall.Sync()
-	sc := parse(b, toml)
+	sc := modeltest.Scenario(b, toml)
 	cfg := engine.Config{Scenario: sc, Seed: 1, ModelDir: dir}
 	if w := os.Getenv("COSIM_BENCH_MAX_WINDOW"); w != "" { // for studies: the harness's window bound
 		cfg.MaxWindow, err = strconv.ParseUint(w, 10, 64)
@@ -270,7 +271,7 @@ func harnessRun(b *testing.B, cfg engine.Config) runSpeed {
 	goDelay1, _ := runDelay("self")
 	close(stop)
 	polled.Wait()
-	requirePass(b, s, err)
+	modeltest.RequirePass(b, s, err)
 	return runSpeed{
 		cycles: int(s.Cycles), frames: s.FramesOut, windows: s.Windows, wall: s.WallSeconds,
 		goCPU: cpuSeconds(self1) - cpuSeconds(self0), modelCPU: cpuSeconds(kids1) - cpuSeconds(kids0),
@@ -382,8 +383,8 @@ func exactFrames(tb testing.TB, n, size int, withICRC bool, seed uint64) [][]byt
 //
 //	go test -run '^$' -bench NICSystem -benchtime 500x ./harness/engine
 func BenchmarkNICSystem(b *testing.B) {
-	dir := needModels(b, "nic_64", "switch4_64")
-	sc := parse(b, fmt.Sprintf(`
+	dir := modeltest.NeedModels(b, "nic_64", "switch4_64")
+	sc := modeltest.Scenario(b, fmt.Sprintf(`
 name = "nic-system-bench"
 cycles = 1_000_000_000
 %s
@@ -398,7 +399,7 @@ imm_pct = 0
 min_size = 8192
 max_size = 8192
 pmtu = 1024
-`, nicSwitchNIC(64, "", ""), b.N))
+`, modeltest.NICSwitchNIC(64, "", ""), b.N))
 	top, err := engine.LookupTop("nic")
 	require.NoError(b, err)
 	rawMcps := rawRun(b, engine.ModelPath(dir, top, 64), 20000, 64).cyclesPerSec() / 1e6
@@ -406,7 +407,7 @@ pmtu = 1024
 	b.ResetTimer()
 	s, err := engine.Run(context.Background(), engine.Config{Scenario: sc, Seed: 1, OutDir: b.TempDir(), ModelDir: dir})
 	b.StopTimer()
-	requirePass(b, s, err)
+	modeltest.RequirePass(b, s, err)
 	simSeconds := float64(s.Cycles) / (sc.ClockMHz * 1e6)
 	b.ReportMetric(float64(b.N)*8192*8/simSeconds/1e9, "sim_Gbit/s")
 	b.ReportMetric(float64(b.N)/s.WallSeconds, "msgs/s")

@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // A frame on a long link is neither accepted nor emitted anywhere while it
 // travels: a link longer than the default stall bound must not make the
 // run look stalled.
 func TestLongLinkIsNotAStall(t *testing.T) {
-	sc := parse(t, `
+	sc := modeltest.Scenario(t, `
 name = "long-link"
 cycles = 10_000_000
 
@@ -33,8 +35,8 @@ kind = "roce"
 to = "a.in0"
 frames = 20
 `)
-	s, err := run(t, config(t, sc, 1))
-	requirePass(t, s, err)
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 1))
+	modeltest.RequirePass(t, s, err)
 	assert.Equal(t, 40, s.Matched, "every frame out of both FIFOs")
 	assert.Greater(t, s.Cycles, uint64(2_000_000), "the held frames took latency + reorder_cycles")
 }

@@ -7,7 +7,6 @@ package engine_test
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
@@ -33,89 +33,6 @@ import (
 	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scenario"
 )
-
-// modelsDir is where `make build` puts the models, seen from this package;
-// COSIM_MODELS_DIR points the tests at others (the switch mutation
-// campaign runs the directed timing tests on a mutant's, mutants_test.go).
-var modelsDir = cmp.Or(os.Getenv("COSIM_MODELS_DIR"), filepath.Join("..", "..", "build", "models"))
-
-func needModels(tb testing.TB, models ...string) string {
-	tb.Helper()
-	return modeltest.Need(tb, modelsDir, models...)
-}
-
-// parse reads a scenario from TOML text.
-func parse(tb testing.TB, text string) *scenario.Scenario {
-	tb.Helper()
-	sc, err := scenario.Parse(strings.ReplaceAll(tb.Name(), "/", "_")+".toml", []byte(text))
-	require.NoError(tb, err)
-	return sc
-}
-
-// config is a run of sc with seed into a fresh directory, with the models
-// the scenario names (which must be built).
-func config(tb testing.TB, sc *scenario.Scenario, seed uint64) engine.Config {
-	tb.Helper()
-	var names []string
-	for _, m := range sc.Models {
-		names = append(names, fmt.Sprintf("%s_%d", m.Top, m.DataWidth))
-	}
-	return engine.Config{Scenario: sc, Seed: seed, OutDir: tb.TempDir(), ModelDir: needModels(tb, names...)}
-}
-
-// run runs cfg with a generous bound; the harness must never hang.
-func run(tb testing.TB, cfg engine.Config) (*engine.Summary, error) {
-	tb.Helper()
-	return runWithin(tb, cfg, 3*time.Minute)
-}
-
-// runWithin runs cfg, giving up after bound.
-func runWithin(tb testing.TB, cfg engine.Config, bound time.Duration) (*engine.Summary, error) {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
-	start := time.Now()
-	s, err := engine.Run(ctx, cfg)
-	tb.Logf("%s seed %d: %.2fs", cfg.Scenario.Name, cfg.Seed, time.Since(start).Seconds())
-	if s != nil {
-		tb.Logf("cycles %d windows %d in %d out %d matched %d mismatched %d missing %d unexpected %d drops %v faults %v",
-			s.Cycles, s.Windows, s.FramesIn, s.FramesOut, s.Matched, s.Mismatched, s.Missing, s.Unexpected, s.Drops, s.Faults)
-		// Summed, non-zero, "!" where one differs; requirePass names it.
-		tb.Logf("counters %s", strings.Join(s.CounterLines(), "; "))
-	}
-	return s, err
-}
-
-// requirePass checks a completed, passing run: every frame out matched,
-// nothing missing or unexpected, every counter equal to the golden one.
-func requirePass(tb testing.TB, s *engine.Summary, err error) {
-	tb.Helper()
-	require.NoError(tb, err)
-	require.NotNil(tb, s)
-	assert.Zero(tb, s.Mismatched, "mismatched")
-	assert.Zero(tb, s.Missing, "missing")
-	assert.Zero(tb, s.Unexpected, "unexpected")
-	assert.Zero(tb, s.Stuck, "stuck inputs")
-	assert.Zero(tb, s.CounterFails, "counter mismatches")
-	assert.Empty(tb, s.Workload, "workload failures")
-	assert.Equal(tb, s.FramesOut, s.Matched, "every frame out matched")
-	assert.Positive(tb, s.Matched)
-	for model, ctrs := range s.Counters {
-		for name, p := range ctrs {
-			assert.Equal(tb, p.Golden, p.DUT, "counter %s.%s", model, name)
-		}
-	}
-	require.True(tb, s.Pass, "run failed: %s", s.Error)
-}
-
-// counter returns a DUT counter after checking that it equals the golden.
-func counter(tb testing.TB, s *engine.Summary, model, name string) uint64 {
-	tb.Helper()
-	p, ok := s.Counters[model][name]
-	require.True(tb, ok, "no counter %s.%s in %v", model, name, s.Counters)
-	require.Equal(tb, p.Golden, p.DUT, "counter %s.%s DUT vs golden", model, name)
-	return p.DUT
-}
 
 // readSummary reads summary.json twice: as a map (the field names of the
 // contract) and as engine.Summary.
@@ -174,48 +91,6 @@ func pcapInterfaces(tb testing.TB, path string) []string {
 	return names
 }
 
-// linkFiles returns the run's per-link pcapng files, in name order.
-func linkFiles(tb testing.TB, dir string) []string {
-	tb.Helper()
-	all, err := filepath.Glob(filepath.Join(dir, "*.pcapng"))
-	require.NoError(tb, err)
-	var out []string
-	for _, f := range all {
-		if !strings.HasPrefix(filepath.Base(f), "mismatch-") {
-			out = append(out, f)
-		}
-	}
-	require.NotEmpty(tb, out, "no link pcapng in %s", dir)
-	return out
-}
-
-// packets reads every link's pcapng back with pcapio and checks that every
-// frame carries its cycle.
-func packets(tb testing.TB, dir string) []pcapio.Packet {
-	tb.Helper()
-	var all []pcapio.Packet
-	for _, f := range linkFiles(tb, dir) {
-		ps, err := pcapio.ReadAll(f)
-		require.NoError(tb, err)
-		for _, p := range ps {
-			if !p.HasCycle || !strings.HasPrefix(p.Comment, "cycle=") {
-				require.Failf(tb, "frame without its cycle", "packet %d on %s: comment %q", p.Index, p.InterfaceName, p.Comment)
-			}
-		}
-		all = append(all, ps...)
-	}
-	return all
-}
-
-// byInterface groups packets by interface name.
-func byInterface(ps []pcapio.Packet) map[string][]pcapio.Packet {
-	m := map[string][]pcapio.Packet{}
-	for _, p := range ps {
-		m[p.InterfaceName] = append(m[p.InterfaceName], p)
-	}
-	return m
-}
-
 // The built-in default scenario (what `make cosim` runs) passes through
 // the real NIC and switch RTL: every frame on every link matched with its
 // cycle, every completion, every counter of the three models, and the
@@ -229,9 +104,9 @@ func TestDefaultScenarioPasses(t *testing.T) {
 	if sc.Seed != nil {
 		seed = *sc.Seed
 	}
-	cfg := config(t, sc, seed)
-	s, err := run(t, cfg)
-	requirePass(t, s, err)
+	cfg := modeltest.Config(t, sc, seed)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
 
 	assert.Positive(t, s.Drops["link_loss"], "the links must lose frames")
 	for _, f := range []string{"link_corrupt", "link_duplicate", "link_reorder"} {
@@ -239,11 +114,11 @@ func TestDefaultScenarioPasses(t *testing.T) {
 	}
 	var done, retrans, badICRC uint64
 	for _, n := range []string{"nic0", "nic1"} {
-		badICRC += counter(t, s, n, "rx_bad_icrc")
+		badICRC += modeltest.Counter(t, s, n, "rx_bad_icrc")
 		for q := range sc.RDMA[0].QPs {
-			done += counter(t, s, n, fmt.Sprintf("qp%d.completions_success", q))
-			retrans += counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
-			assert.Zero(t, counter(t, s, n, fmt.Sprintf("qp%d.completions_error", q)))
+			done += modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.completions_success", q))
+			retrans += modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
+			assert.Zero(t, modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.completions_error", q)))
 		}
 	}
 	assert.GreaterOrEqual(t, done, uint64(sc.RDMA[0].Messages), "every message completed (and the receives it took)")
@@ -259,7 +134,7 @@ func TestDefaultScenarioPasses(t *testing.T) {
 	assert.EqualValues(t, seed, m["seed"])
 
 	var ifaces []string
-	for _, f := range linkFiles(t, cfg.OutDir) {
+	for _, f := range modeltest.LinkFiles(t, cfg.OutDir) {
 		names := pcapInterfaces(t, f)
 		require.Len(t, names, 1, "one link per file: %s", f)
 		assert.Equal(t, engine.PcapName(names[0]), filepath.Base(f))
@@ -271,7 +146,7 @@ func TestDefaultScenarioPasses(t *testing.T) {
 		want = append(want, n+".out1->sink", n+".out2->sink")
 	}
 	assert.ElementsMatch(t, want, ifaces, "one pcapng per link and sink")
-	got := byInterface(packets(t, cfg.OutDir))
+	got := modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir))
 	marked := map[string]int{}
 	for _, l := range want[:4] {
 		assert.NotEmpty(t, got[l], l)
@@ -364,11 +239,11 @@ func TestICRCRandomFrames100k(t *testing.T) {
 	const perPort = 50_000
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			sc := parse(t, roceTraffic(width, perPort))
-			cfg := config(t, sc, 20261130)
+			sc := modeltest.Scenario(t, roceTraffic(width, perPort))
+			cfg := modeltest.Config(t, sc, 20261130)
 			start := time.Now()
-			s, err := run(t, cfg)
-			requirePass(t, s, err)
+			s, err := modeltest.Run(t, cfg)
+			modeltest.RequirePass(t, s, err)
 			t.Logf("%d frames at %d bits: %.1fs, %.2f Mcycles/s", 2*perPort, width, time.Since(start).Seconds(), s.CyclesPerSec/1e6)
 			w := s.Waited
 			t.Logf("waited for the models %.2fs, checking %.2fs, stimulus %.2fs", w.Models, w.Checking, w.Stimulus)
@@ -378,16 +253,16 @@ func TestICRCRandomFrames100k(t *testing.T) {
 			assert.Equal(t, 2*perPort, s.FramesIn)
 			assert.Equal(t, 2*perPort, s.FramesOut)
 			assert.Equal(t, 2*perPort, s.Matched)
-			assert.EqualValues(t, perPort, counter(t, s, "icrc", "insert.roce"), "every insert-path frame is RoCEv2")
-			assert.Zero(t, counter(t, s, "icrc", "insert.other"))
-			assert.EqualValues(t, perPort, counter(t, s, "icrc", "check.roce")+counter(t, s, "icrc", "check.other"))
-			bad := counter(t, s, "icrc", "check.bad_icrc")
+			assert.EqualValues(t, perPort, modeltest.Counter(t, s, "icrc", "insert.roce"), "every insert-path frame is RoCEv2")
+			assert.Zero(t, modeltest.Counter(t, s, "icrc", "insert.other"))
+			assert.EqualValues(t, perPort, modeltest.Counter(t, s, "icrc", "check.roce")+modeltest.Counter(t, s, "icrc", "check.other"))
+			bad := modeltest.Counter(t, s, "icrc", "check.bad_icrc")
 			assert.Positive(t, bad, "1 % of the check-path frames are damaged")
 			assert.Less(t, bad, uint64(perPort/50), "only the damaged frames are bad")
 
 			// The stimulus is what the test claims: every opcode, IPv4 and
 			// IPv6 with and without VLAN, sizes spread over 60..4200 bytes.
-			got := byInterface(packets(t, cfg.OutDir))
+			got := modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir))
 			in0, in1 := got["traffic0->icrc.in0"], got["traffic1->icrc.in1"]
 			require.Len(t, in0, perPort)
 			require.Len(t, in1, perPort)
@@ -468,18 +343,18 @@ func zeroWall(tb testing.TB, dir string) []byte {
 // summary.json (but for the wall-clock fields); another seed gives other
 // frames.
 func TestDeterministic(t *testing.T) {
-	sc := parse(t, linkTOML)
+	sc := modeltest.Scenario(t, linkTOML)
 	var dirs []string
 	for _, seed := range []uint64{7, 7, 8} {
-		cfg := config(t, sc, seed)
-		s, err := run(t, cfg)
-		requirePass(t, s, err)
+		cfg := modeltest.Config(t, sc, seed)
+		s, err := modeltest.Run(t, cfg)
+		modeltest.RequirePass(t, s, err)
 		require.Positive(t, s.Drops["link_loss"]+s.Faults["link_corrupt"], "the faults must fire to be tested")
 		dirs = append(dirs, cfg.OutDir)
 	}
 	read := func(dir string) []byte {
 		var all []byte
-		for _, f := range linkFiles(t, dir) {
+		for _, f := range modeltest.LinkFiles(t, dir) {
 			b, err := os.ReadFile(f)
 			require.NoError(t, err)
 			all = append(all, b...)
@@ -491,7 +366,7 @@ func TestDeterministic(t *testing.T) {
 	assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json differs between two runs of seed 7")
 	assert.False(t, bytes.Equal(a, c), "seeds 7 and 8 gave the same link pcapng files")
 	// Not just the seed in the section header: the frames differ.
-	pa, pc := packets(t, dirs[0]), packets(t, dirs[2])
+	pa, pc := modeltest.Packets(t, dirs[0]), modeltest.Packets(t, dirs[2])
 	same := len(pa) == len(pc)
 	for i := 0; same && i < len(pa); i++ {
 		same = bytes.Equal(pa[i].Data, pc[i].Data)
@@ -502,14 +377,14 @@ func TestDeterministic(t *testing.T) {
 // NoLinkPcaps: the same run checks the same, and writes summary.json but
 // no pcapng.
 func TestNoLinkPcaps(t *testing.T) {
-	sc := parse(t, linkTOML)
-	with, without := config(t, sc, 7), config(t, sc, 7)
+	sc := modeltest.Scenario(t, linkTOML)
+	with, without := modeltest.Config(t, sc, 7), modeltest.Config(t, sc, 7)
 	without.NoLinkPcaps = true
 	for _, cfg := range []engine.Config{with, without} {
-		s, err := run(t, cfg)
-		requirePass(t, s, err)
+		s, err := modeltest.Run(t, cfg)
+		modeltest.RequirePass(t, s, err)
 	}
-	linkFiles(t, with.OutDir)
+	modeltest.LinkFiles(t, with.OutDir)
 	none, err := filepath.Glob(filepath.Join(without.OutDir, "*.pcapng"))
 	require.NoError(t, err)
 	assert.Empty(t, none)
@@ -519,7 +394,7 @@ func TestNoLinkPcaps(t *testing.T) {
 // Started hears the process of every model the run started, while it
 // runs (a live session tunes their scheduling with it).
 func TestStartedNamesTheModelProcesses(t *testing.T) {
-	cfg := config(t, parse(t, linkTOML), 7)
+	cfg := modeltest.Config(t, modeltest.Scenario(t, linkTOML), 7)
 	var pids map[string]int
 	alive := map[string]bool{}
 	cfg.Started = func(p map[string]int) {
@@ -529,8 +404,8 @@ func TestStartedNamesTheModelProcesses(t *testing.T) {
 			alive[name] = err == nil
 		}
 	}
-	s, err := run(t, cfg)
-	requirePass(t, s, err)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
 	var names []string
 	for _, m := range cfg.Scenario.Models {
 		names = append(names, m.Name)
@@ -548,23 +423,23 @@ func TestStartedNamesTheModelProcesses(t *testing.T) {
 // passes; the loss shows as drops.
 func TestLinkFaultsArePredicted(t *testing.T) {
 	t.Run("nic_icrc", func(t *testing.T) {
-		sc := parse(t, strings.NewReplacer("loss_pct = 5", "loss_pct = 10", "corrupt_pct = 5", "corrupt_pct = 100").Replace(linkTOML))
-		cfg := config(t, sc, 3)
-		s, err := run(t, cfg)
-		requirePass(t, s, err)
+		sc := modeltest.Scenario(t, strings.NewReplacer("loss_pct = 5", "loss_pct = 10", "corrupt_pct = 5", "corrupt_pct = 100").Replace(linkTOML))
+		cfg := modeltest.Config(t, sc, 3)
+		s, err := modeltest.Run(t, cfg)
+		modeltest.RequirePass(t, s, err)
 		lost, corrupted := s.Drops["link_loss"], s.Faults["link_corrupt"]
 		assert.Positive(t, lost)
 		assert.Equal(t, 300-lost, corrupted, "every frame not lost is damaged")
 		assert.Equal(t, 300+300-lost, s.FramesIn)
-		bad := counter(t, s, "icrc", "check.bad_icrc")
-		roce := counter(t, s, "icrc", "check.roce")
-		assert.EqualValues(t, corrupted, roce+counter(t, s, "icrc", "check.other"))
+		bad := modeltest.Counter(t, s, "icrc", "check.bad_icrc")
+		roce := modeltest.Counter(t, s, "icrc", "check.roce")
+		assert.EqualValues(t, corrupted, roce+modeltest.Counter(t, s, "icrc", "check.other"))
 		// A damaged byte in a field the ICRC masks (TTL, checksums, flow
 		// label, ...) leaves the ICRC good; those are few.
 		assert.Greater(t, bad, uint64(corrupted)*8/10, "bad %d of %d damaged frames", bad, corrupted)
 	})
 	t.Run("axis_fifo", func(t *testing.T) {
-		sc := parse(t, `
+		sc := modeltest.Scenario(t, `
 name = "fifo-link"
 cycles = 50_000_000
 [[model]]
@@ -588,15 +463,15 @@ to = "a.in0"
 frames = 500
 max_size = 1500
 `)
-		cfg := config(t, sc, 5)
-		s, err := run(t, cfg)
-		requirePass(t, s, err)
+		cfg := modeltest.Config(t, sc, 5)
+		s, err := modeltest.Run(t, cfg)
+		modeltest.RequirePass(t, s, err)
 		lost := s.Drops["link_loss"]
 		assert.Positive(t, lost)
 		assert.Equal(t, 500-lost, s.Faults["link_corrupt"])
 		assert.Equal(t, 500+500-lost, s.FramesIn)
 		assert.Equal(t, 500+500-lost, s.FramesOut)
-		got := byInterface(packets(t, cfg.OutDir))
+		got := modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir))
 		assert.Len(t, got["a.out0->b.in0"], 500, "lost frames are recorded on the link too")
 		assert.Len(t, got["b.out0->sink"], 500-lost)
 	})
@@ -609,7 +484,7 @@ max_size = 1500
 func TestCheckUnitFlagsDamagedFrames(t *testing.T) {
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			sc := parse(t, fmt.Sprintf(`
+			sc := modeltest.Scenario(t, fmt.Sprintf(`
 name = "icrc-damaged"
 cycles = 50_000_000
 [[model]]
@@ -625,12 +500,12 @@ max_size = 4200
 with_icrc = true
 corrupt_pct = 100
 `, width))
-			cfg := config(t, sc, 11)
-			s, err := run(t, cfg)
-			requirePass(t, s, err)
-			bad := counter(t, s, "icrc", "check.bad_icrc")
+			cfg := modeltest.Config(t, sc, 11)
+			s, err := modeltest.Run(t, cfg)
+			modeltest.RequirePass(t, s, err)
+			bad := modeltest.Counter(t, s, "icrc", "check.bad_icrc")
 			oracleBad, oracleOther := 0, 0
-			for _, p := range packets(t, cfg.OutDir) {
+			for _, p := range modeltest.Packets(t, cfg.OutDir) {
 				if p.InterfaceName == "traffic0->icrc.in1" {
 					switch isRoCE, bad := icrcOracle(p.Data); {
 					case !isRoCE:
@@ -640,10 +515,10 @@ corrupt_pct = 100
 					}
 				}
 			}
-			t.Logf("DUT bad %d other %d; oracle bad %d other %d", bad, counter(t, s, "icrc", "check.other"), oracleBad, oracleOther)
+			t.Logf("DUT bad %d other %d; oracle bad %d other %d", bad, modeltest.Counter(t, s, "icrc", "check.other"), oracleBad, oracleOther)
 			assert.Greater(t, bad, uint64(800), "most damaged frames are bad")
 			assert.EqualValues(t, oracleBad, bad, "bad ICRCs by roce.VerifyICRC")
-			assert.EqualValues(t, oracleOther, counter(t, s, "icrc", "check.other"), "frames no longer RoCEv2")
+			assert.EqualValues(t, oracleOther, modeltest.Counter(t, s, "icrc", "check.other"), "frames no longer RoCEv2")
 		})
 	}
 }
@@ -689,7 +564,7 @@ func icrcOracle(f []byte) (isRoCE, bad bool) {
 // with a clear error, fails, and still leaves summary.json (with the seed
 // and the error) and the partial link pcapng files.
 func TestCycleLimit(t *testing.T) {
-	sc := parse(t, `
+	sc := modeltest.Scenario(t, `
 name = "too-short"
 cycles = 3000
 [[model]]
@@ -702,12 +577,12 @@ frames = 200
 min_size = 1000
 max_size = 1500
 `)
-	cfg := config(t, sc, 4242)
-	s, err := run(t, cfg)
+	cfg := modeltest.Config(t, sc, 4242)
+	s, err := modeltest.Run(t, cfg)
 	requireFailedRun(t, cfg, s, err, "limit of 3000 cycles")
 	assert.EqualValues(t, 3000, s.Cycles)
-	ps := packets(t, cfg.OutDir)
-	got := byInterface(ps)
+	ps := modeltest.Packets(t, cfg.OutDir)
+	got := modeltest.ByInterface(ps)
 	assert.NotEmpty(t, got["fifo.out0->sink"], "frames out before the limit are saved")
 	assert.Less(t, len(got["traffic0->fifo.in0"]), 200, "the partial capture stops at the limit")
 }
@@ -715,13 +590,13 @@ max_size = 1500
 // A link's capture that cannot be created ends the run before any model
 // starts, with an error naming the file and summary.json still written.
 func TestCaptureCannotBeCreated(t *testing.T) {
-	sc := parse(t, "name = \"no-capture\"\ncycles = 100_000\n"+
+	sc := modeltest.Scenario(t, "name = \"no-capture\"\ncycles = 100_000\n"+
 		"[[model]]\nname = \"fifo\"\ntop = \"axis_fifo\"\n"+
 		"[[traffic]]\nkind = \"roce\"\nto = \"fifo.in0\"\nframes = 10\n")
-	cfg := config(t, sc, 5)
+	cfg := modeltest.Config(t, sc, 5)
 	blocker := filepath.Join(cfg.OutDir, engine.PcapName("fifo.out0->sink"))
 	require.NoError(t, os.Mkdir(blocker, 0o755)) // a directory where the file goes
-	s, err := run(t, cfg)
+	s, err := modeltest.Run(t, cfg)
 	requireFailedRun(t, cfg, s, err, blocker)
 	assert.Zero(t, s.FramesIn)
 	assert.Zero(t, s.Waited.Models, "no model ran")
@@ -754,7 +629,7 @@ func TestDamagedCaptureMidRun(t *testing.T) {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	require.NoError(t, os.Truncate(path, st.Size()-20)) // the last record cut short
-	sc := parse(t, fmt.Sprintf(`
+	sc := modeltest.Scenario(t, fmt.Sprintf(`
 name = "damaged"
 cycles = 1_000_000
 [[model]]
@@ -765,8 +640,8 @@ kind = "pcap"
 to = "fifo.in0"
 file = %q
 `, path))
-	cfg := config(t, sc, 3)
-	s, err := run(t, cfg)
+	cfg := modeltest.Config(t, sc, 3)
+	s, err := modeltest.Run(t, cfg)
 	require.Error(t, err)
 	var se *engine.ScenarioError
 	require.True(t, errors.As(err, &se), "%v", err)
@@ -794,7 +669,7 @@ func TestNotStarted(t *testing.T) {
 		{"missing binary", "[[model]]\nname = \"m\"\ntop = \"axis_fifo\"\n", "model m: no binary for top axis_fifo", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := parse(t, "name = \"not-started\"\ncycles = 1000\n"+tc.toml)
+			sc := modeltest.Scenario(t, "name = \"not-started\"\ncycles = 1000\n"+tc.toml)
 			cfg := engine.Config{Scenario: sc, Seed: 77, OutDir: filepath.Join(t.TempDir(), "out"), ModelDir: t.TempDir()}
 			s, err := engine.Run(context.Background(), cfg)
 			require.ErrorContains(t, err, tc.want)
@@ -830,9 +705,9 @@ func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) 
 // process is gone, and that summary.json and a partial link pcapng files are
 // saved.
 func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.Timeouts) error {
-	sc := parse(t, longTOML(name))
+	sc := modeltest.Scenario(t, longTOML(name))
 	sc.Traffic[0].Frames = 20000
-	cfg := config(t, sc, 99)
+	cfg := modeltest.Config(t, sc, 99)
 	cfg.Timeouts = timeouts
 	type result struct {
 		s   *engine.Summary
@@ -853,7 +728,7 @@ func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.T
 		case <-time.After(10 * time.Millisecond):
 		}
 		require.True(t, time.Now().Before(deadline), "no model process %q found", name)
-		pid = modeltest.Child(name)
+		pid = cmodeltest.Child(name)
 	}
 	time.Sleep(300 * time.Millisecond) // into the run
 	require.NoError(t, syscall.Kill(pid, sig))
@@ -883,7 +758,7 @@ func faultMidRun(t *testing.T, name string, sig syscall.Signal, timeouts cosim.T
 	assert.EqualValues(t, 99, m["seed"])
 	assert.Equal(t, false, m["pass"])
 	assert.Equal(t, r.err.Error(), m["error"])
-	assert.NotEmpty(t, packets(t, cfg.OutDir), "the partial link pcapng files is saved")
+	assert.NotEmpty(t, modeltest.Packets(t, cfg.OutDir), "the partial link pcapng files is saved")
 	return r.err
 }
 
@@ -908,7 +783,7 @@ func TestModelStoppedMidRun(t *testing.T) {
 // second FIFO gets every copy in the link's order, golden (fed what the
 // DUT accepted) predicts exactly that, and the counts show both faults.
 func TestLinkDuplicatesAndReorders(t *testing.T) {
-	sc := parse(t, `
+	sc := modeltest.Scenario(t, `
 name = "fifo-dup"
 cycles = 50_000_000
 [[model]]
@@ -930,14 +805,14 @@ frames = 500
 max_size = 300
 gap_cycles = 20
 `)
-	cfg := config(t, sc, 9)
-	s, err := run(t, cfg)
-	requirePass(t, s, err)
+	cfg := modeltest.Config(t, sc, 9)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
 	dups, reordered := s.Faults["link_duplicate"], s.Faults["link_reorder"]
 	assert.Positive(t, dups)
 	assert.Positive(t, reordered)
 	assert.Equal(t, 500+500+dups, s.FramesIn)
-	got := byInterface(packets(t, cfg.OutDir))
+	got := modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir))
 	sent, out := got["a.out0->b.in0"], got["b.out0->sink"]
 	require.Len(t, sent, 500)
 	require.Len(t, out, 500+dups)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // queuedHosts is a live side whose hosts queued all their frames before
@@ -116,7 +117,7 @@ func TestLivePipelinedSameAsLockStep(t *testing.T) {
 	var hosts []*queuedHosts
 	for _, lockStep := range []bool{true, false} {
 		l, _ := queuedPair()
-		cfg := config(t, parse(t, liveTwoHosts), 1)
+		cfg := modeltest.Config(t, modeltest.Scenario(t, liveTwoHosts), 1)
 		cfg.Live, cfg.NoPipeline = l, lockStep
 		cfg.LiveMaxWindow = 48 // many windows
 		cfg.Taps = map[string]engine.TapEnd{"h1": l.hosts["h1"], "h2": l.hosts["h2"]}
@@ -143,7 +144,7 @@ func TestLivePipelinedSameAsLockStep(t *testing.T) {
 // take on the line, not a limit a window.
 func TestLiveBacklogWindowEndsWhenDrained(t *testing.T) {
 	l, bytes := queuedPair()
-	cfg := config(t, parse(t, liveTwoHosts), 1)
+	cfg := modeltest.Config(t, modeltest.Scenario(t, liveTwoHosts), 1)
 	cfg.Live = l
 	cfg.LiveMaxWindow = 1 << 20
 	cfg.Taps = map[string]engine.TapEnd{"h1": l.hosts["h1"], "h2": l.hosts["h2"]}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
@@ -27,24 +28,24 @@ import (
 func TestPipelinedSameAsLockStep(t *testing.T) {
 	cases := map[string]func(t *testing.T) engine.Config{
 		"switch4_64_l2": func(t *testing.T) engine.Config {
-			cfg := config(t, parse(t, switchTraffic("switch4", 4, 64, 600, switchConfigs[64])), 5)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 64, 600, modeltest.SwitchConfigs[64])), 5)
 			cfg.MaxWindow = 1500
 			return cfg
 		},
 		"switch4_512_l2": func(t *testing.T) engine.Config {
-			cfg := config(t, parse(t, switchTraffic("switch4", 4, 512, 600, switchConfigs[512])), 6)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 512, 600, modeltest.SwitchConfigs[512])), 6)
 			cfg.MaxWindow = 700
 			return cfg
 		},
 		"switch4_512_pcap": func(t *testing.T) engine.Config {
-			cfg := config(t, parse(t, pcapSwitchTOML(t, 512, 64, 3000)), 1)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, pcapSwitchTOML(t, 512, 64, 3000)), 1)
 			cfg.MaxWindow = 300
 			return cfg
 		},
 		// A link of 100 cycles and windows of at most 30: a window may go
 		// ahead only while nothing the oldest in flight emits can reach it.
 		"icrc_link": func(t *testing.T) engine.Config {
-			cfg := config(t, parse(t, linkTOML), 3)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, linkTOML), 3)
 			cfg.MaxWindow = 30
 			return cfg
 		},
@@ -68,8 +69,8 @@ func TestPipelinedSameAsLockStep(t *testing.T) {
 func runCountingAhead(t *testing.T, cfg engine.Config) *engine.Summary {
 	t.Helper()
 	before := engine.SentAhead()
-	s, err := run(t, cfg)
-	requirePass(t, s, err)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
 	ahead := engine.SentAhead() - before
 	if cfg.NoPipeline {
 		assert.Zero(t, ahead)
@@ -85,8 +86,8 @@ func assertSameRuns(t *testing.T, dirs []string, sums []*engine.Summary) {
 	t.Helper()
 	assert.Equal(t, sums[0].Windows, sums[1].Windows, "the same windows")
 	assert.JSONEq(t, string(zeroWall(t, dirs[0])), string(zeroWall(t, dirs[1])), "summary.json")
-	files := linkFiles(t, dirs[0])
-	assert.Len(t, linkFiles(t, dirs[1]), len(files))
+	files := modeltest.LinkFiles(t, dirs[0])
+	assert.Len(t, modeltest.LinkFiles(t, dirs[1]), len(files))
 	for _, f := range files {
 		a, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -119,12 +120,12 @@ func TestPipelinedModelFault(t *testing.T) {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			name := fmt.Sprintf("pipe_victim_%d", tc.sig)
 			toml := pcapSwitchTOML(t, 64, 1500, 20000)
-			sc := parse(t, toml)
+			sc := modeltest.Scenario(t, toml)
 			sc.Models[0].Name = name
 			for i := range sc.Traffic {
 				sc.Traffic[i].To = fmt.Sprintf("%s.in%d", name, i)
 			}
-			cfg := config(t, sc, 1)
+			cfg := modeltest.Config(t, sc, 1)
 			cfg.MaxWindow = 2048
 			cfg.Timeouts = cosim.Timeouts{Step: tc.step}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -147,7 +148,7 @@ func TestPipelinedModelFault(t *testing.T) {
 				case <-time.After(10 * time.Millisecond):
 				}
 				require.True(t, time.Now().Before(deadline), "no model process %q found, or no window sent ahead", name)
-				pid = modeltest.Child(name)
+				pid = cmodeltest.Child(name)
 			}
 			require.NoError(t, syscall.Kill(pid, tc.sig))
 			faulted := time.Now()

@@ -117,7 +117,7 @@
 // This is simulation-first RTL, like the rest of the NIC engine.
 //
 // Tested: sim/tops/nic_dcqcn_top.sv (both SENT_LATE modes),
-// harness/engine/nic_dcqcn_test.go against golden/dcqcn, every cycle with
+// rtl/nic/tb/nic_dcqcn_test.go against golden/dcqcn, every cycle with
 // an event or a timer tick.
 
 module nic_dcqcn_rp #(

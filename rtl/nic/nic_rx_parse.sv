@@ -110,7 +110,7 @@
 // checks against golden must release fast enough that this never happens.
 //
 // Timing (README "Timing", RX_LATENCY = 2; mirrored in
-// cosim/nic_rx_model_test.go):
+// rtl/nic/tb/nic_rx_model_test.go):
 //   - s_axis_tready is a register: low during reset and in cycle 0, then
 //     always high. Frames may come back to back.
 //   - icrc_check takes the beats one cycle late, from the delay line (as a

@@ -100,7 +100,7 @@
 //   - every output is a register or a constant, so the simulation skips
 //     the falling-edge eval (sim/tops/switch_top.cpp); keep it so.
 // A change made for speed must keep the behaviour cycle for cycle: the
-// TestSwitch* tests (harness/engine, cosim) check it against the golden
+// TestSwitch* tests (rtl/switch/tb) check it against the golden
 // model.
 //
 // The buffer (switch_buffer) is modelled as one array written by every

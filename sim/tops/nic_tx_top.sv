@@ -14,7 +14,7 @@
 //
 // Record (one input frame per descriptor, 80 bytes, little-endian numbers;
 // MACs and IPv4 addresses in wire order, first byte first; mirrored by
-// cosim/nic_tx_model_test.go):
+// rtl/nic/tb/nic_tx_model_test.go):
 //
 //   bytes  0..7   issue cycle: the descriptor is handed to nic_tx_build in
 //                 this cycle (0: as soon as it is at the FIFO head)

@@ -1,7 +1,7 @@
 // Package behaviour is the behaviour table of golden/rc: one scripted case
 // per rule of rc's doc.go, written as data so that more than one subject
 // can play it. golden/rc's TestBehaviour plays every case against an
-// rc.Node; cosim's TestNICBehaviour plays the same cases against the NIC
+// rc.Node; rtl/nic/tb's TestNICBehaviour plays the same cases against the NIC
 // RTL (rtl/nic), through its ports and CSRs.
 //
 // A case is a node (the subject, NodeEnd) with one QP facing a scripted

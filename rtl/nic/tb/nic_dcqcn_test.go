@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine_test
+package tb_test
 
 // The NIC's DCQCN reaction point (rtl/nic/nic_dcqcn_rp.sv) through its test
 // top sim/tops/nic_dcqcn_top.sv, against golden/dcqcn's ReactionPoint
@@ -41,9 +41,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/rc"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 const (
@@ -534,7 +534,7 @@ func ndSeed(t *testing.T) uint64 {
 
 func ndStart(t *testing.T, seed uint64) *cosim.Model {
 	const name = "nic_dcqcn_64"
-	path := filepath.Join("..", "..", "build", "models", name, "Vnic_dcqcn_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), name, "Vnic_dcqcn_top")
 	if p := os.Getenv("NIC_DCQCN_MODEL"); p != "" { // another build of the top (a mutant)
 		path = p
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 // Tests of the NIC's transmit frame builder (rtl/nic/nic_tx_build.sv)
 // through the real model program of its test top sim/tops/nic_tx_top.sv:
@@ -29,9 +29,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 var ntxSeed = flag.Uint64("ntx.seed", 1, "seed of the nic_tx model tests' packets and memory contents")
@@ -63,7 +63,7 @@ var ntxWidths = []int{64, 512}
 // (or failing under COSIM_REQUIRE_MODELS=1) when it is not built.
 func ntxModel(t *testing.T, width int) string {
 	t.Helper()
-	path := filepath.Join("..", "build", "models", fmt.Sprintf("nic_tx_%d", width), "Vnic_tx_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), fmt.Sprintf("nic_tx_%d", width), "Vnic_tx_top")
 	modeltest.NeedBinary(t, path)
 	return path
 }
@@ -135,9 +135,9 @@ func (s *ntxSched) earliest(at uint64, payload int) uint64 {
 // decide records a frame of frameLen bytes (payload bytes of it read by
 // DMA) decided at t.
 func (s *ntxSched) decide(t uint64, frameLen, payload int) {
-	s.next = t + beats(frameLen, s.width)
+	s.next = t + modeltest.Beats(frameLen, s.width)
 	if payload > 0 {
-		s.reads = append(s.reads, t+s.latency+beats(payload, s.width))
+		s.reads = append(s.reads, t+s.latency+modeltest.Beats(payload, s.width))
 	}
 	s.reads = slices.DeleteFunc(s.reads, func(e uint64) bool { return e <= t })
 }
@@ -355,7 +355,7 @@ func (r *ntxRun) checkFrames(exact bool) int {
 	for k, f := range r.frames {
 		p := &r.pkts[k]
 		require.EqualValues(r.t, k, f.Seq)
-		sameBytes(r.t, r.want[k], f.Data, "frame %d: %v PSN %v, %d payload bytes at %#x", k, p.OpCode, p.PSN,
+		modeltest.SameBytes(r.t, r.want[k], f.Data, "frame %d: %v PSN %v, %d payload bytes at %#x", k, p.OpCode, p.PSN,
 			p.PayloadLen, p.Addr)
 		require.False(r.t, f.Bad, "frame %d", k)
 		if k > 0 && f.Cycle == r.frames[k-1].LastCycle+1 {
@@ -369,7 +369,7 @@ func (r *ntxRun) checkFrames(exact bool) int {
 		}
 		require.Equal(r.t, r.at[k]+ntxTxLatency, f.Cycle, "frame %d (%v, %d bytes): first beat at decision %d + %d",
 			k, p.OpCode, len(f.Data), r.at[k], ntxTxLatency)
-		require.Equal(r.t, f.Cycle+beats(len(f.Data), r.width)-1, f.LastCycle, "frame %d: beats back to back", k)
+		require.Equal(r.t, f.Cycle+modeltest.Beats(len(f.Data), r.width)-1, f.LastCycle, "frame %d: beats back to back", k)
 	}
 	return adjacent
 }
@@ -391,7 +391,7 @@ func TestNICTxRandom(t *testing.T) {
 			g := newNTXGen(seed, width)
 			r := startNTX(t, width, g)
 			s := &ntxSched{width: width, latency: ntxDMALatency}
-			recBeats := beats(ntxRecLen, width)
+			recBeats := modeltest.Beats(ntxRecLen, width)
 			var reads, readBytes uint64
 			for len(r.pkts) < packets[width] {
 				// A batch of records arrives from the window's first cycle,
@@ -450,7 +450,7 @@ func TestNICTxRandom(t *testing.T) {
 				total, r.m.Cycle(), adjacent, s.held, padded)
 			assert.Greater(t, adjacent, len(r.pkts)/4, "frames back to back")
 			require.NoError(t, r.m.Close())
-			assert.Equal(t, [4]uint64{reads, readBytes, 0, 0}, dmaCounters(t, r.m),
+			assert.Equal(t, [4]uint64{reads, readBytes, 0, 0}, modeltest.DMACounters(t, r.m.LastOutput()),
 				"reads, bytes read, writes, bytes written")
 		})
 	}
@@ -504,7 +504,7 @@ func TestNICTxRulesBroken(t *testing.T) {
 			g := newNTXGen(*ntxSeed+1, width)
 			r := startNTX(t, width, g)
 			w := cosim.Window{}
-			t0 := r.m.Cycle() + ntxRecDepth*beats(ntxRecLen, width)
+			t0 := r.m.Cycle() + ntxRecDepth*modeltest.Beats(ntxRecLen, width)
 			for k := range ntxRecDepth {
 				w.Frames = append(w.Frames, r.add(g.packet(), g.mem, t0+uint64(k)))
 			}
@@ -521,7 +521,7 @@ func TestNICTxRulesBroken(t *testing.T) {
 			r := startNTX(t, width, g, "--dma-read-latency", "100")
 			s := &ntxSched{width: width, latency: 100}
 			w := cosim.Window{}
-			t0 := r.m.Cycle() + 64*beats(ntxRecLen, width)
+			t0 := r.m.Cycle() + 64*modeltest.Beats(ntxRecLen, width)
 			for range 64 {
 				p := g.packet()
 				p.PayloadLen = max(p.PayloadLen, 1)
@@ -543,7 +543,7 @@ func TestNICTxRulesBroken(t *testing.T) {
 			r := startNTX(t, width, g)
 			s := &ntxSched{width: width, latency: ntxDMALatency}
 			w := cosim.Window{}
-			t0 := r.m.Cycle() + ntxRecDepth/2*beats(ntxRecLen, width)
+			t0 := r.m.Cycle() + ntxRecDepth/2*modeltest.Beats(ntxRecLen, width)
 			for range ntxRecDepth / 2 {
 				p := g.packet()
 				p.OpCode, p.PayloadLen = roce.RCSendOnly, 1+g.rng.IntN(60)

@@ -1,4 +1,4 @@
-package engine_test
+package tb_test
 
 import (
 	"fmt"
@@ -6,24 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// nicSwitchNIC is the models and links of two RTL NICs through the RTL
-// 4-port switch at width bits, nic0 on port 0 and nic1 on port 1, every
-// link 1 us (156 cycles at 156.25 MHz). swExtra follows the switch's
-// [[model]] (its [model.csr]), linkExtra every [[link]] (its faults).
-func nicSwitchNIC(width int, swExtra, linkExtra string) string {
-	s := ""
-	for _, m := range []string{"nic0", "nic1"} {
-		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
-	}
-	s += fmt.Sprintf("[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = %d\n%s\n", width, swExtra)
-	for p, m := range []string{"nic0", "nic1"} {
-		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"sw.in%d\"\nlatency = 156\n%s\n", m, p, linkExtra)
-		s += fmt.Sprintf("[[link]]\nfrom = \"sw.out%d\"\nto = \"%s.in0\"\nlatency = 156\n%s\n", p, m, linkExtra)
-	}
-	return s
-}
+	"github.com/rocesim/cosim/harness/modeltest"
+)
 
 // nicSystemTOML is two RTL NICs through the RTL switch, every link with
 // seeded loss and corruption, and an RDMA workload of mixed SEND, WRITE and
@@ -38,7 +23,7 @@ qps = 8
 messages = %d
 max_size = 8192
 pmtu = 1024
-`, nicSwitchNIC(width, "", fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", lossPct, corruptPct)), messages)
+`, modeltest.NICSwitchNIC(width, "", fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", lossPct, corruptPct)), messages)
 }
 
 // The issue's system test: 10,000 mixed messages between two RTL NICs
@@ -47,17 +32,17 @@ pmtu = 1024
 // counter of the three models agrees, every message completes with
 // success and both hosts' memory is what golden and the workload say.
 func TestNICSwitchNIC(t *testing.T) {
-	sc := parse(t, nicSystemTOML(64, 1.0, 0.1, 10_000))
-	cfg := config(t, sc, 1)
-	s, err := run(t, cfg)
-	requirePass(t, s, err)
+	sc := modeltest.Scenario(t, nicSystemTOML(64, 1.0, 0.1, 10_000))
+	cfg := modeltest.Config(t, sc, 1)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
 	assert.Positive(t, s.Drops["link_loss"])
 	assert.Positive(t, s.Faults["link_corrupt"])
 	var retrans, bad uint64
 	for _, n := range []string{"nic0", "nic1"} {
-		bad += counter(t, s, n, "rx_bad_icrc")
+		bad += modeltest.Counter(t, s, n, "rx_bad_icrc")
 		for q := range 8 {
-			retrans += counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
+			retrans += modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
 		}
 	}
 	assert.Positive(t, retrans, "losses were recovered by go-back-N")
@@ -98,9 +83,9 @@ func nicDirect(width int, loss, corrupt, dup, reorder float64) string {
 // completion matches golden, every message completes, memory matches, and
 // each fault happened and was recovered from.
 func TestNICDirect(t *testing.T) {
-	sc := parse(t, nicDirectTOML(512, 2_000, 4096, true))
-	s, err := run(t, config(t, sc, 1))
-	requirePass(t, s, err)
+	sc := modeltest.Scenario(t, nicDirectTOML(512, 2_000, 4096, true))
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 1))
+	modeltest.RequirePass(t, s, err)
 	for _, f := range []string{"link_corrupt", "link_duplicate", "link_reorder"} {
 		assert.Positive(t, s.Faults[f], f)
 	}
@@ -108,8 +93,8 @@ func TestNICDirect(t *testing.T) {
 	var retrans, dups uint64
 	for _, n := range []string{"nic0", "nic1"} {
 		for q := range 8 {
-			retrans += counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
-			dups += counter(t, s, n, fmt.Sprintf("qp%d.resp_duplicate", q))
+			retrans += modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.tx_retransmits", q))
+			dups += modeltest.Counter(t, s, n, fmt.Sprintf("qp%d.resp_duplicate", q))
 		}
 	}
 	assert.Positive(t, retrans, "losses were recovered by go-back-N")

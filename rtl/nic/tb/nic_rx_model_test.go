@@ -1,6 +1,6 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 // Tests of the NIC's receive front end, rtl/nic/nic_rx_parse.sv, through the
 // real model program of sim/tops/nic_rx_top.sv (nic_rx_64, nic_rx_512).
@@ -33,9 +33,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 var (
@@ -129,7 +129,7 @@ var rxGoldenClass = map[rc.Counter]int{
 
 func nicRxModel(t *testing.T, width int) string {
 	t.Helper()
-	path := filepath.Join("..", "build", "models", fmt.Sprintf("nic_rx_%d", width), "Vnic_rx_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), fmt.Sprintf("nic_rx_%d", width), "Vnic_rx_top")
 	modeltest.NeedBinary(t, path)
 	return path
 }

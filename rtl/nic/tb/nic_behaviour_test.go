@@ -1,6 +1,6 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 // TestNICBehaviour plays golden/rc's behaviour table (package behaviour:
 // one scripted case per rule of rc's doc.go, the cases golden/rc's
@@ -71,6 +71,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/rc/behaviour"
@@ -341,7 +342,7 @@ func (p *bhvPlan) drain(r uint64) uint64 {
 		require.Less(p.t, c-r, uint64(1_000_000), "the drain from cycle %d ends", r)
 		p.run(c + 1)
 		if n, ok := p.decided[c]; ok {
-			c += beats(n, p.width)
+			c += modeltest.Beats(n, p.width)
 			continue
 		}
 		if ne, ok := p.plan.Node().NextEvent(); ok && ne <= c {
@@ -360,7 +361,7 @@ func (p *bhvPlan) step(i int, s behaviour.Step) {
 	switch s.Kind {
 	case behaviour.In:
 		data := behaviour.Build(behaviour.PeerEnd, behaviour.NodeEnd, s.In)
-		b := beats(len(data), p.width)
+		b := modeltest.Beats(len(data), p.width)
 		e = max(nominal, p.lastEffect+1, p.plan.Now(), p.portFree[0]+b-1+nic.RxLatency)
 		p.advance(e)
 		last := e - nic.RxLatency
@@ -373,7 +374,7 @@ func (p *bhvPlan) step(i int, s behaviour.Step) {
 		if s.Kind == behaviour.PostRecv {
 			rec = nic.AppendRecvCommand(nil, behaviour.QPN, s.RR)
 		}
-		b := beats(len(rec), p.width)
+		b := modeltest.Beats(len(rec), p.width)
 		e = max(nominal, p.lastEffect+1, p.plan.Now(), p.portFree[1]+b-1+nic.CmdLatency)
 		p.advance(e)
 		last := e - nic.CmdLatency

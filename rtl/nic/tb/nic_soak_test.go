@@ -1,10 +1,11 @@
-package engine_test
+package tb_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/workload/rdma"
 )
 
@@ -21,7 +22,7 @@ import (
 // checked. Each run logs its seed and shape, so a failure is rerun with
 // COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
 func TestNICSoak(t *testing.T) {
-	messages, seeds := soakCampaign(t, "COSIM_SOAK_MESSAGES")
+	messages, seeds := modeltest.SoakCampaign(t, "COSIM_SOAK_MESSAGES")
 	for _, seed := range seeds {
 		shape := newSoakShape(seed, messages)
 		for _, width := range []int{64, 512} {
@@ -30,11 +31,11 @@ func TestNICSoak(t *testing.T) {
 				sw.pmtu = min(sw.pmtu, soakSwitchPMTU)
 				t.Logf("seed %d: nic0 - switch - nic1 at %d bits, %s", seed, width, sw)
 				links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", sw.loss, sw.corrupt)
-				soakRun(t, soakHeader+nicSwitchNIC(width, "", links)+sw.workload(), seed)
+				modeltest.SoakRun(t, soakHeader+modeltest.NICSwitchNIC(width, "", links)+sw.workload(), seed)
 			})
 			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
 				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
-				soakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
+				modeltest.SoakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
 			})
 		}
 	}

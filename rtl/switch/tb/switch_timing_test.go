@@ -1,4 +1,4 @@
-package engine_test
+package tb_test
 
 // Cycle-exact checks of the RTL switch (rtl/switch, run as its Verilated
 // model build/models/switch<P>_<W>) against its golden model
@@ -49,6 +49,7 @@ import (
 	"github.com/rocesim/cosim/golden/ethswitch"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // ---- Cases: stimulus and the README's expectations.
@@ -372,7 +373,7 @@ func swtAddrName(addr uint32) string {
 // until the switch is idle, then reads every register and counter.
 func swtRun(t *testing.T, c *swtCase) *swtResult {
 	t.Helper()
-	dir := needModels(t, c.model)
+	dir := modeltest.NeedModels(t, c.model)
 	top, _ := swtPorts(c.model)
 	_, width := swtShape(c.model)
 	ctx := context.Background()

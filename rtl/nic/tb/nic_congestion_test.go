@@ -1,4 +1,4 @@
-package engine_test
+package tb_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
 
@@ -53,9 +54,9 @@ const congestionCSR = `[model.csr]
 CTRL = 2      # ECN marking on, strict priority
 ECN_K0 = 4096 # bytes queued on an egress port before ECT frames are marked`
 
-// fastDCQCN is the reaction point of TestNICCongestion (cosim): at 64 bits
-// the line is 10 Gbit/s, so R_AI is a line/8, R_HAI line/4, the floor
-// line/32.
+// fastDCQCN is the reaction point of TestNICCongestion (nic_model_test.go):
+// at 64 bits the line is 10 Gbit/s, so R_AI is a line/8, R_HAI line/4, the
+// floor line/32.
 const fastDCQCN = `[rdma.dcqcn]
 cnp_interval = 2000
 alpha_period = 1000
@@ -97,17 +98,17 @@ func TestNICSwitchCongestion(t *testing.T) {
 	}
 	type result struct{ pre, cong, rec float64 }
 	runOne := func(t *testing.T, dcqcn string) result {
-		sc := parse(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, nicSwitchNIC(64, congestionCSR, "")))
-		cfg := config(t, sc, 1)
-		s, err := run(t, cfg)
-		requirePass(t, s, err)
+		sc := modeltest.Scenario(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, modeltest.NICSwitchNIC(64, congestionCSR, "")))
+		cfg := modeltest.Config(t, sc, 1)
+		s, err := modeltest.Run(t, cfg)
+		modeltest.RequirePass(t, s, err)
 		var marks, sent, got uint64
 		for p := range 4 {
-			marks += counter(t, s, "sw", fmt.Sprintf("port%d.ecn_marked[0]", p))
+			marks += modeltest.Counter(t, s, "sw", fmt.Sprintf("port%d.ecn_marked[0]", p))
 		}
 		for q := range 4 {
-			sent += counter(t, s, "nic1", fmt.Sprintf("qp%d.tx_cnp", q))
-			got += counter(t, s, "nic0", fmt.Sprintf("qp%d.rx_cnp", q))
+			sent += modeltest.Counter(t, s, "nic1", fmt.Sprintf("qp%d.tx_cnp", q))
+			got += modeltest.Counter(t, s, "nic0", fmt.Sprintf("qp%d.rx_cnp", q))
 		}
 		require.Positive(t, marks, "the switch marked CE")
 		require.Positive(t, sent, "nic1 sent CNPs")
@@ -115,7 +116,7 @@ func TestNICSwitchCongestion(t *testing.T) {
 		end := uint64(crossFrom + crossFor)
 		require.Greater(t, s.Cycles, end+60_000, "the run outlasts the incast by enough to recover")
 		var sent0 []pcapio.Packet
-		for name, ps := range byInterface(packets(t, cfg.OutDir)) {
+		for name, ps := range modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir)) {
 			if strings.HasPrefix(name, "nic0.out0") {
 				sent0 = append(sent0, ps...)
 			}

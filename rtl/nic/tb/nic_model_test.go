@@ -1,6 +1,6 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 // Tests of the whole NIC (rtl/nic/roce_nic.sv through sim/tops/nic_top.sv)
 // against the golden RC transport, cycle for cycle.
@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -37,12 +36,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/dcqcn"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/golden/wirecheck"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 var nicSeed = flag.Uint64("nic.seed", 1, "seed of the NIC model tests' workload and loss")
@@ -75,17 +74,13 @@ const (
 	nicBadKey    = 0xDEAD
 )
 
-// nicModelsDirEnv names another directory to take the NIC models from
-// (the mutation campaign, harness/engine/mutants_test.go, points it at a
-// mutant's).
-const nicModelsDirEnv = "COSIM_NIC_MODELS_DIR"
-
 // nicModel returns the path of the nic model of width bits, skipping (or
-// failing under COSIM_REQUIRE_MODELS=1) when it is not built.
+// failing under COSIM_REQUIRE_MODELS=1) when it is not built. The
+// mutation campaign (mutants_test.go) points COSIM_MODELS_DIR at a
+// mutant's.
 func nicModel(t *testing.T, width int) string {
 	t.Helper()
-	dir := cmp.Or(os.Getenv(nicModelsDirEnv), filepath.Join("..", "build", "models"))
-	path := filepath.Join(dir, fmt.Sprintf("nic_%d", width), "Vnic_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), fmt.Sprintf("nic_%d", width), "Vnic_top")
 	modeltest.NeedBinary(t, path)
 	return path
 }
@@ -485,9 +480,9 @@ func (r *nicRun) checkFrame(k int) {
 	if fr.Decode(want.Data) == nil {
 		desc = fmt.Sprintf("%v QP %v PSN %v", fr.BTH.OpCode, fr.BTH.DestQP, fr.BTH.PSN)
 	}
-	sameBytes(t, want.Data, got.Data, "out0 frame %d (%s, twin cycle %d, DUT cycle %d)", k, desc, want.Cycle, got.Cycle)
+	modeltest.SameBytes(t, want.Data, got.Data, "out0 frame %d (%s, twin cycle %d, DUT cycle %d)", k, desc, want.Cycle, got.Cycle)
 	require.Equal(t, want.Cycle, got.Cycle, "out0 frame %d (%s): first beat cycle", k, desc)
-	require.Equal(t, got.Cycle+beats(len(got.Data), r.width)-1, got.LastCycle, "out0 frame %d (%s): beats back to back",
+	require.Equal(t, got.Cycle+modeltest.Beats(len(got.Data), r.width)-1, got.LastCycle, "out0 frame %d (%s): beats back to back",
 		k, desc)
 	require.False(t, got.Bad, "out0 frame %d: tuser", k)
 }
@@ -618,7 +613,7 @@ func (r *nicRun) check(memRegions []cosim.Mem) map[string]uint64 {
 	for i, md := range rep.MemData {
 		want := make([]byte, memRegions[i].Length)
 		r.twinMem.Read(memRegions[i].Addr, want)
-		sameBytes(t, want, md.Data, "host memory at %#x", memRegions[i].Addr)
+		modeltest.SameBytes(t, want, md.Data, "host memory at %#x", memRegions[i].Addr)
 	}
 	var errQPs []int
 	status := map[string]int{}

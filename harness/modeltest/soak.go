@@ -1,7 +1,6 @@
-package engine_test
+package modeltest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,44 +12,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Long constrained-random campaigns of the switch, run by make soak (not by
-// make test): COSIM_SOAK_FRAMES frames per run through the harness (every
-// frame checked by the scoreboard, 4 ports, 64 and 512 bits) and a tenth of
-// that through the cycle-exact RTL-versus-golden runs (4 and 8 ports), for
-// COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED on (default 1). Each run logs
-// its seed, so a failure is rerun with COSIM_SOAK_SEED=<seed>
-// COSIM_SOAK_SEEDS=1.
-func TestSwitchSoak(t *testing.T) {
-	frames, seeds := soakCampaign(t, "COSIM_SOAK_FRAMES")
-	for _, seed := range seeds {
-		for _, width := range []int{64, 512} {
-			t.Run(fmt.Sprintf("harness/seed%d/%d", seed, width), func(t *testing.T) {
-				t.Logf("seed %d: %d frames through switch4 at %d bits", seed, frames, width)
-				soakRun(t, switchTraffic("switch4", 4, width, frames/4, switchConfigs[width]), seed)
-			})
-		}
-		for _, model := range []string{"switch4_64", "switch4_512", "switch8_64"} {
-			t.Run(fmt.Sprintf("timing/seed%d/%s", seed, model), func(t *testing.T) {
-				t.Logf("seed %d: %d frames through %s, cycle by cycle against golden", seed, frames/10, model)
-				swtCheckRun(t, swtRandom(model, frames/10, seed))
-			})
-		}
-	}
-}
+// The soak campaigns (make soak, not make test) of the switch
+// (rtl/switch/tb) and of the NIC (rtl/nic/tb) share their
+// settings: COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED, each campaign's
+// size per run, and COSIM_SOAK_OUT for each run's output.
 
-// soakRun runs a soak campaign's scenario, given as TOML text, on seed;
+// SoakRun runs a soak campaign's scenario, given as TOML text, on seed;
 // its frame or message count bounds it, not its cycles. No capture of
 // millions of frames: with COSIM_SOAK_OUT set (make soak sets out/soak),
 // every run keeps its output in a directory named after the test, with the
 // scenario as run, so that a failure (its mismatch files are there) is
 // rerun with captures by cosim run DIR/scenario.toml --seed N. Bounded by
-// soakBound instead of run's three minutes, which a campaign of ten million
+// soakBound instead of Run's three minutes, which a campaign of ten million
 // frames outlasts; the harness's own stall detection still ends a run that
 // stops moving.
-func soakRun(t *testing.T, toml string, seed uint64) {
+func SoakRun(t *testing.T, toml string, seed uint64) {
 	t.Helper()
 	toml = cyclesLine.ReplaceAllString(toml, "cycles = 1_125_899_906_842_624 # 2^50: the count bounds the run")
-	cfg := config(t, parse(t, toml), seed)
+	cfg := Config(t, Scenario(t, toml), seed)
 	if root := os.Getenv("COSIM_SOAK_OUT"); root != "" {
 		cfg.OutDir = filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
 		require.NoError(t, os.RemoveAll(cfg.OutDir))
@@ -59,11 +38,11 @@ func soakRun(t *testing.T, toml string, seed uint64) {
 	file := filepath.Join(cfg.OutDir, "scenario.toml")
 	require.NoError(t, os.WriteFile(file, []byte(toml), 0o644))
 	cfg.NoLinkPcaps = true
-	s, err := runWithin(t, cfg, soakBound)
+	s, err := RunWithin(t, cfg, soakBound)
 	if err != nil || s == nil || !s.Pass {
 		t.Logf("rerun with every link captured: cosim run %s --seed %d", file, seed)
 	}
-	requirePass(t, s, err)
+	RequirePass(t, s, err)
 }
 
 // cyclesLine is a scenario's top-level cycles key.
@@ -71,10 +50,10 @@ var cyclesLine = regexp.MustCompile(`(?m)^cycles = .*$`)
 
 const soakBound = 2 * time.Hour
 
-// soakCampaign reads a campaign's size per run from the environment
+// SoakCampaign reads a campaign's size per run from the environment
 // variable count, skipping the test when it is not set, and its seeds:
 // COSIM_SOAK_SEEDS of them (default 4) from COSIM_SOAK_SEED (default 1).
-func soakCampaign(t *testing.T, count string) (int, []uint64) {
+func SoakCampaign(t *testing.T, count string) (int, []uint64) {
 	t.Helper()
 	n := soakEnv(t, count, 0)
 	if n == 0 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // tb_icrc.cpp: self-contained Verilator testbench for icrc_insert and
-// icrc_check. Reads a stimulus file written by rtl/nic/tb/gen (one frame a
+// icrc_check. Reads a stimulus file written by rtl/nic/tb/icrc/gen (one frame a
 // line: CLASS IN_USER EXP_USER IN_HEX EXP_HEX, IN_USER 1 = tuser on the last
 // beat, 2 = on the first beat only), drives the frames into
 // s_axis and checks every frame leaving m_axis against the expected bytes and

@@ -1,5 +1,5 @@
 // Command gen writes the stimulus and expected output for the icrc_insert and
-// icrc_check testbench (rtl/nic/tb): random RoCEv2 frames of every opcode over
+// icrc_check testbench (rtl/nic/tb/icrc): random RoCEv2 frames of every opcode over
 // IPv4 (with and without options), IPv6 and 802.1Q from harness/framegen, frames
 // that are not RoCEv2, RoCEv2 frames with a corrupted byte or cut short, and
 // RoCEv2 frames with 1..7 extra bytes before the ICRC so that it lands in

@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine_test
+package tb_test
 
 // The NIC's register block (rtl/nic/nic_csr.sv) through its test top
 // sim/tops/nic_csr_top.sv: every register's reset value and read-back
@@ -31,9 +31,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // Record kinds of nic_csr_top's in0.
@@ -105,7 +105,7 @@ type ncRig struct {
 
 func ncStart(t *testing.T) *ncRig {
 	const name = "nic_csr_64"
-	path := filepath.Join("..", "..", "build", "models", name, "Vnic_csr_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), name, "Vnic_csr_top")
 	modeltest.NeedBinary(t, path)
 	ctx := context.Background()
 	m, err := cosim.Start(ctx, cosim.Config{Name: name, Path: path,

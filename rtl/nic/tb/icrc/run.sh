@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run.sh: generate stimulus with the Go golden ICRC (rtl/nic/tb/gen), build
+# run.sh: generate stimulus with the Go golden ICRC (rtl/nic/tb/icrc/gen), build
 # icrc_insert and icrc_check with Verilator at each data width, and run
 # tb_icrc.cpp on them. Exits non-zero on any mismatch or error.
 #
-# usage: rtl/nic/tb/run.sh [-n FRAMES] [-w "64 512"] [-s SEED] [-d "icrc_insert icrc_check"]
+# usage: rtl/nic/tb/icrc/run.sh [-n FRAMES] [-w "64 512"] [-s SEED] [-d "icrc_insert icrc_check"]
 # Builds go to $BUILD_DIR, by default build/rtl-nic-tb at the repository
 # root (ignored by git), never into the source tree.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/../../../.." && pwd)"
 frames=10000
 widths="64 512"
 seed=1
@@ -28,7 +28,7 @@ while getopts "n:w:s:d:h" opt; do
 done
 
 mkdir -p "$build"
-(cd "$root" && go run ./rtl/nic/tb/gen -n "$frames" -seed "$seed" -out "$build")
+(cd "$root" && go run ./rtl/nic/tb/icrc/gen -n "$frames" -seed "$seed" -out "$build")
 
 status=0
 for w in $widths; do

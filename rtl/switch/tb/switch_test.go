@@ -1,4 +1,4 @@
-package engine_test
+package tb_test
 
 import (
 	"fmt"
@@ -8,83 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/modeltest"
 )
 
-// switchTraffic: a switch of the given width with random l2 traffic into
-// every port (perPort frames each), random output backpressure and the
-// given CSR settings; every frame and counter is checked by golden/ethswitch.
-func switchTraffic(top string, ports, width, perPort int, csr string) string {
-	s := fmt.Sprintf(`
-name = "switch-random"
-cycles = 200_000_000
-
-[[model]]
-name = "sw"
-top = %q
-data_width = %d
-src_gap_pct = 5
-sink_stall_pct = 20
-[model.csr]
-%s
-`, top, width, csr)
-	for p := range ports {
-		s += fmt.Sprintf(`
-[[traffic]]
-kind = "l2"
-to = "sw.in%d"
-frames = %d
-min_size = 60
-max_size = 1518
-hosts = 6
-burst = 4
-gap_cycles = %d
-vlan_pct = 30
-ipv4_pct = 60
-ect_pct = 70
-broadcast_pct = 3
-unknown_pct = 5
-runt_pct = 1
-oversize_pct = 1
-bad_pct = 1
-pfc_pct = 1
-`, p, perPort, 3*1518*8/width)
-	}
-	return s
-}
-
-// Strict priority with ECN, PFC generation and reception at 64 bits; DRR,
-// the RED form of ECN and PFC reception at 512.
-var switchConfigs = map[int]string{
-	64: `CTRL = 14
-MTU = 1518
-AGE_CYCLES = 400000
-DSCP_MAP0 = 0x76543210
-DSCP_MAP5 = 0x01234567
-ECN_K3 = 3000
-ECN_K5 = 2000
-ECN_K0 = 6000
-PFC_XOFF = 6000
-PFC_XON = 3000
-PFC_REFRESH = 20000
-SWITCH_MAC_LO = 0x00000042
-SWITCH_MAC_HI = 0x0200`,
-	512: `CTRL = 27
-RED_LFSR = 0x1D2E
-ECN_KMAX1 = 12000
-ECN_PMAX1 = 64
-MTU = 1518
-QUANTUM0 = 1518
-QUANTUM1 = 3000
-QUANTUM5 = 6000
-QUANTUM7 = 2000
-ECN_K1 = 4000
-DEFAULT_PRIO = 1`,
-}
-
 func TestSwitchSmall(t *testing.T) {
-	sc := parse(t, switchTraffic("switch4", 4, 64, 300, switchConfigs[64]))
-	s, err := run(t, config(t, sc, 7))
-	requirePass(t, s, err)
+	sc := modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[64]))
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 7))
+	modeltest.RequirePass(t, s, err)
 }
 
 // The issue's constrained-random run: 100,000 frames through the 4-port
@@ -95,9 +25,9 @@ func TestSwitchRandom100k(t *testing.T) {
 	}
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			sc := parse(t, switchTraffic("switch4", 4, width, 25_000, switchConfigs[width]))
-			s, err := run(t, config(t, sc, 20261130))
-			requirePass(t, s, err)
+			sc := modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, width, 25_000, modeltest.SwitchConfigs[width]))
+			s, err := modeltest.Run(t, modeltest.Config(t, sc, 20261130))
+			modeltest.RequirePass(t, s, err)
 			assert.Equal(t, 100_000, s.FramesIn)
 			// The run exercised what it claims: every drop reason the
 			// traffic asks for, tail drops, ECN marks, PFC frames (64-bit
@@ -190,22 +120,22 @@ func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
 // Incast without PFC: the egress overflows and drops exactly where the
 // golden model says; ECN marks start at the threshold.
 func TestSwitchIncastTailDrop(t *testing.T) {
-	sc := parse(t, incast(incastTailDropCSR, false))
-	s, err := run(t, config(t, sc, 3))
-	requirePass(t, s, err)
-	assert.Positive(t, counter(t, s, "sw", "port3.drop_tail[3]"), "the egress overflows")
-	assert.Positive(t, counter(t, s, "sw", "port3.ecn_marked[3]"))
+	sc := modeltest.Scenario(t, incast(incastTailDropCSR, false))
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 3))
+	modeltest.RequirePass(t, s, err)
+	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.drop_tail[3]"), "the egress overflows")
+	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.ecn_marked[3]"))
 	assert.Zero(t, sumCounter(s, "tx_pfc", 4))
 }
 
 // Incast with PFC: the switch pauses the three senders before the egress
 // overflows, and they honour it: not one frame is dropped.
 func TestSwitchIncastPFC(t *testing.T) {
-	sc := parse(t, incast(incastPFCCSR, true))
-	s, err := run(t, config(t, sc, 3))
-	requirePass(t, s, err)
-	assert.Zero(t, counter(t, s, "sw", "port3.drop_tail[3]"), "lossless")
+	sc := modeltest.Scenario(t, incast(incastPFCCSR, true))
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 3))
+	modeltest.RequirePass(t, s, err)
+	assert.Zero(t, modeltest.Counter(t, s, "sw", "port3.drop_tail[3]"), "lossless")
 	assert.Positive(t, sumCounter(s, "tx_pfc", 4), "PFC frames sent")
-	assert.Positive(t, counter(t, s, "sw", "port3.ecn_marked[3]"))
+	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.ecn_marked[3]"))
 	assert.EqualValues(t, 4540, sumCounter(s, "rx_frames", 4), "every frame arrived")
 }

@@ -1,12 +1,12 @@
 //go:build unix
 
-package cosim_test
+package tb_test
 
 // Smoke tests of the Ethernet switch model (sim/tops/switch_top.sv around
 // rtl/switch/eth_switch.sv) through its real model program: registers,
 // flooding with the pipeline latency, learning, a runt drop, PFC pause and
 // a few counters. The cycle-exact check of everything against the golden
-// model lives with the harness; this only proves the model is wired up and
+// model is switch_timing_test.go; this only proves the model is wired up and
 // keeps its headline timing (rtl/switch/README.md).
 //
 // The models are built by make build (switch4_64, switch4_512); a
@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/cosim/modeltest"
 )
 
 // Timing constants of rtl/switch/README.md and eth_switch.sv.
@@ -56,7 +56,7 @@ func swCounterAddr(port, n int) uint32 { return uint32(0x1000 + 0x100*port + 4*n
 // COSIM_REQUIRE_MODELS=1) when it is not built.
 func switchModel(t *testing.T, name string) string {
 	t.Helper()
-	path := filepath.Join("..", "build", "models", name, "Vswitch_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), name, "Vswitch_top")
 	modeltest.NeedBinary(t, path)
 	return path
 }

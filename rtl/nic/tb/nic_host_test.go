@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine_test
+package tb_test
 
 // The NIC's host interface blocks (rtl/nic/nic_cmd.sv, nic_cq.sv) through
 // their test top sim/tops/nic_host_top.sv, which echoes every posted
@@ -21,10 +21,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
-	"github.com/rocesim/cosim/harness/modeltest"
 )
 
 // nicHostCQDepth is nic_host_top's CQ_DEPTH.
@@ -137,7 +137,7 @@ func TestNICHostRecords(t *testing.T) {
 
 func nhRun(t *testing.T, width int, stall uint16, gap int) {
 	name := fmt.Sprintf("nic_host_%d", width)
-	path := filepath.Join("..", "..", "build", "models", name, "Vnic_host_top")
+	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), name, "Vnic_host_top")
 	modeltest.NeedBinary(t, path)
 	ctx := context.Background()
 	m, err := cosim.Start(ctx, cosim.Config{Name: name, Path: path,
