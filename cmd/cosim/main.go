@@ -52,6 +52,9 @@ func (e *exitError) Unwrap() error { return e.err }
 const (
 	exitFailed   = 1 // a check failed
 	exitBadInput = 2 // bad usage or input that cannot be read
+	// exitInterrupted: stopped by SIGINT or SIGTERM before the end, as a
+	// shell reports a command killed by SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
 func fail(code int, format string, args ...any) error {

@@ -221,15 +221,15 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 	require.NoError(t, os.WriteFile(scen, bytes.ReplaceAll(text, []byte("cli_victim"), []byte(victim)), 0o644))
 	out := t.TempDir()
 	type result struct {
-		code   int
-		stderr string
+		code           int
+		stdout, stderr string
 	}
 	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	go func() {
-		code, _, stderr, _ := cli(ctx, append([]string{"run", scen, "--seed", "5", "--out", out, "--models", models}, extra...)...)
-		done <- result{code, stderr}
+		code, stdout, stderr, _ := cli(ctx, append([]string{"run", scen, "--seed", "5", "--out", out, "--models", models}, extra...)...)
+		done <- result{code, stdout, stderr}
 	}()
 	var pid int
 	for deadline := time.Now().Add(30 * time.Second); pid == 0; {
@@ -256,6 +256,9 @@ func signalMidRun(t *testing.T, victim string, sig syscall.Signal, extra ...stri
 	assert.Eventually(t, func() bool { return cmodeltest.Gone(pid) }, 3*time.Second, 10*time.Millisecond, "model process %d still there", pid)
 	assert.Contains(t, r.stderr, fmt.Sprintf("model %q", victim))
 	assert.Contains(t, r.stderr, "rerun with: cosim run "+scen+" --seed 5")
+	// The model's death is the failure, reported once: the frames it had
+	// still to send are not reported missing.
+	assert.NotContains(t, r.stdout, "MISSING")
 	s := summaryOf(t, out)
 	assert.Equal(t, false, s["pass"])
 	assert.EqualValues(t, 5, s["seed"])

@@ -83,6 +83,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// anything ran, or a capture damaged past its start.
 		return fail(exitBadInput, "run: %v", err)
 	}
+	if errors.Is(err, engine.ErrInterrupted) {
+		return fail(exitInterrupted, "run: %v; what ran is in %s", err, *out)
+	}
 	if err != nil {
 		again := scenarioArg(rest)
 		if rp != nil {

@@ -24,6 +24,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -97,6 +99,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	start := time.Now()
 	runErr := r.loop(ctx)
+	if ctx.Err() != nil {
+		// Whatever a model or the loop said of it, the run was stopped
+		// from outside: that is the one thing to report.
+		runErr = interrupted(ctx, r.cycle)
+	}
 	if r.check != nil {
 		// Everything the models said is checked before anything is judged.
 		if err := r.check.close(); err != nil && runErr == nil {
@@ -109,7 +116,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if runErr == nil {
 		runErr = r.finishWorkloads(ctx)
 	}
-	r.sb.Drain(r.cycle)
+	if runErr == nil || errors.As(runErr, new(*WorkLeftError)) {
+		// The run reached its end, or stopped with work left: what is
+		// still expected is missing. A run that broke off (a model died,
+		// an interruption) never saw its end, and reports only what it saw.
+		r.sb.Drain(r.cycle)
+	}
 	r.closeModels()
 	for _, s := range r.sources {
 		s.release()
@@ -120,6 +132,26 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	return s, runErr
 }
+
+// ErrInterrupted is why a run stopped from outside (its context done: a
+// signal, a session's drain cut short) did not complete.
+var ErrInterrupted = errors.New("interrupted")
+
+func interrupted(ctx context.Context, cycle uint64) error {
+	err := fmt.Errorf("%w at cycle %d", ErrInterrupted, cycle)
+	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		err = fmt.Errorf("%w (%v)", err, cause)
+	}
+	return err
+}
+
+// WorkLeftError is a run that stopped with work left: at the scenario's
+// cycle limit, or stalled. What was still expected is reported missing.
+type WorkLeftError struct {
+	Msg string
+}
+
+func (e *WorkLeftError) Error() string { return e.Msg }
 
 // ScenarioError is a scenario that parsed but cannot run as written: it
 // names an RTL top nobody registered or a port its top lacks, or its

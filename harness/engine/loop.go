@@ -90,7 +90,7 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 	live := r.cfg.Live
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, false, fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
+			return 0, 0, false, interrupted(ctx, r.cycle)
 		}
 		if err := r.sourceErr(); err != nil {
 			return 0, 0, false, err
@@ -113,7 +113,7 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 			}
 			if !woken {
 				if err := ctx.Err(); err != nil {
-					return 0, 0, false, fmt.Errorf("run interrupted at cycle %d: %w", r.cycle, err)
+					return 0, 0, false, interrupted(ctx, r.cycle)
 				}
 				return 0, 0, false, r.sourceErr() // drained, unless a source broke off
 			}
@@ -121,10 +121,10 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 			continue // a live frame came: take it in the next window
 		}
 		if r.cycle >= r.sc.Cycles {
-			return 0, 0, false, fmt.Errorf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)
+			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)}
 		}
 		if r.cycle > r.lastProgress+r.sc.DrainCap {
-			return 0, 0, false, fmt.Errorf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left: the DUT holds frames, or the golden model expects frames that never came (raise drain to wait longer)", r.sc.DrainCap, r.lastProgress)
+			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left: the DUT holds frames, or the golden model expects frames that never came (raise drain to wait longer)", r.sc.DrainCap, r.lastProgress)}
 		}
 		end = r.cycle + p.lookahead
 		limit = end
