@@ -14,6 +14,7 @@ import (
 	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/bridge"
 	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/inputfile"
 	"github.com/rocesim/cosim/harness/scenario"
 	"github.com/rocesim/cosim/harness/tap"
 )
@@ -107,7 +108,7 @@ func bridgeScenario(rest []string) (*scenario.Scenario, []byte, error) {
 	case 0:
 		return bridge.Default()
 	case 1:
-		text, err := os.ReadFile(rest[0])
+		text, err := inputfile.ReadFile(rest[0])
 		if err != nil {
 			return nil, nil, err
 		}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/inputfile"
 	"github.com/rocesim/cosim/harness/pcapio"
 )
 
@@ -62,7 +62,7 @@ func LoadRecording(path string) (*Recording, error) {
 
 // sectionComment is the comment of the file's first pcapng section.
 func sectionComment(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/rocesim/cosim/harness/inputfile"
 	"github.com/rocesim/cosim/harness/internal/slab"
 )
 
@@ -102,11 +103,11 @@ const pcapFileHeaderLen, pcapRecordHeaderLen = 24, 16
 // from the magic number: classic pcap (0xa1b2c3d4 or 0xa1b23c4d, either
 // byte order) or pcapng (0x0a0d0d0a).
 //
-// A file that cannot be opened yields the *fs.PathError from os.Open; a
-// file whose contents are not a readable Ethernet capture yields a
-// *FormatError.
+// A file that cannot be opened, or is not a regular file (a FIFO would
+// block), yields an *fs.PathError; a file whose contents are not a
+// readable Ethernet capture yields a *FormatError.
 func Open(path string) (*Reader, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

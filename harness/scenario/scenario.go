@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rocesim/cosim/golden/rc"
+	"github.com/rocesim/cosim/harness/inputfile"
 )
 
 // Scenario is one run, as written in TOML.
@@ -155,7 +155,7 @@ func DefaultTOML() []byte { return bytes.Clone(defaultTOML) }
 
 // Load reads and checks a scenario file.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
