@@ -652,6 +652,33 @@ file = %q
 	assert.Equal(t, err.Error(), s.Error)
 	assert.Equal(t, 299, s.FramesIn, "the frames before the damage went in")
 	assert.Equal(t, 299, s.Matched, "and were checked")
+
+	// With frames still on a long link when the damage is read, they too
+	// reach the second FIFO and are checked before the run stops.
+	sc = modeltest.Scenario(t, fmt.Sprintf(`
+name = "damaged-link"
+cycles = 10_000_000
+[[model]]
+name = "a"
+top = "axis_fifo"
+[[model]]
+name = "b"
+top = "axis_fifo"
+[[link]]
+from = "a.out0"
+to = "b.in0"
+latency = 50_000
+[[traffic]]
+kind = "pcap"
+to = "a.in0"
+file = %q
+`, path))
+	s, err = modeltest.Run(t, modeltest.Config(t, sc, 3))
+	require.True(t, errors.As(err, &se), "%v", err)
+	require.NotNil(t, s)
+	assert.Equal(t, 2*299, s.FramesIn, "the frames before the damage went in, and through the link")
+	assert.Equal(t, 2*299, s.Matched, "and were checked at both FIFOs")
+	assert.Zero(t, s.Missing)
 }
 
 // Runs that cannot start leave summary.json too, with the seed, the error

@@ -92,9 +92,10 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 		if err := ctx.Err(); err != nil {
 			return 0, 0, false, interrupted(ctx, r.cycle)
 		}
-		if err := r.sourceErr(); err != nil {
-			return 0, 0, false, err
-		}
+		// A source that broke off (a capture damaged past its start) has
+		// no frames after the damage; those before it go on through the
+		// models and are checked, and the run reports the damage once it
+		// has drained.
 		quiet := p.woke || r.quiet()
 		p.woke = false
 		if quiet {
@@ -119,6 +120,11 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 			}
 			p.woke = true
 			continue // a live frame came: take it in the next window
+		}
+		if r.cycle >= r.sc.Cycles || r.cycle > r.lastProgress+r.sc.DrainCap {
+			if err := r.sourceErr(); err != nil {
+				return 0, 0, false, err // the damage is the cause
+			}
 		}
 		if r.cycle >= r.sc.Cycles {
 			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)}
@@ -149,7 +155,7 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 
 // sourceErr reports a source whose stream broke off (a capture that turns
 // out damaged past its start) as the scenario's fault, like one that
-// cannot be opened at all.
+// cannot be opened at all; the run ends with it once it has drained.
 func (r *run) sourceErr() error {
 	for i, s := range r.sources {
 		if s.err != nil {
