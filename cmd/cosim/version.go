@@ -7,12 +7,8 @@ import (
 	"strings"
 
 	cosimproto "github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/engine"
 )
-
-// summaryFormat is the version of summary.json's layout (engine.Summary).
-// It lives here, not in summary.json, until the engine writes it itself;
-// TestSummaryFormatPinned fails when the layout changes without it.
-const summaryFormat = 1
 
 func runVersion(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
@@ -50,7 +46,7 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cosim %s\n", module)
 	fmt.Fprintf(&b, "commit %s\n", commit)
-	fmt.Fprintf(&b, "summary.json format %d\n", summaryFormat)
+	fmt.Fprintf(&b, "summary.json format %d\n", engine.SummaryFormat)
 	fmt.Fprintf(&b, "socket protocol %d\n", cosimproto.ProtoVersion)
 	return b.String()
 }

@@ -24,7 +24,7 @@ func TestVersionCommand(t *testing.T) {
 	if assert.Len(t, ls, 4, want) {
 		assert.True(t, strings.HasPrefix(ls[0], "cosim "), ls[0])
 		assert.True(t, strings.HasPrefix(ls[1], "commit "), ls[1])
-		assert.Equal(t, fmt.Sprintf("summary.json format %d", summaryFormat), ls[2])
+		assert.Equal(t, fmt.Sprintf("summary.json format %d", engine.SummaryFormat), ls[2])
 		assert.Equal(t, fmt.Sprintf("socket protocol %d", cosimproto.ProtoVersion), ls[3])
 	}
 	code, got, _ := cosim(t, "--version")
@@ -43,7 +43,7 @@ func TestVersionText(t *testing.T) {
 	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.modified", Value: "true"}}}
 	assert.Equal(t, fmt.Sprintf("cosim v1.2.3\ncommit 0123abcd (modified)\nsummary.json format %d\nsocket protocol %d\n",
-		summaryFormat, cosimproto.ProtoVersion), versionText(bi, true))
+		engine.SummaryFormat, cosimproto.ProtoVersion), versionText(bi, true))
 
 	bi.Settings[1].Value = "false"
 	assert.Contains(t, versionText(bi, true), "commit 0123abcd\n")
@@ -53,15 +53,15 @@ func TestVersionText(t *testing.T) {
 	assert.True(t, strings.HasPrefix(versionText(nil, false), "cosim unknown (no build information)\ncommit unknown"))
 }
 
-// summaryFormat must change with summary.json's layout: this pins the
+// engine.SummaryFormat must change with summary.json's layout: this pins the
 // layout of engine.Summary (JSON names and types, recursively). When it
-// fails, bump summaryFormat and pin the new fingerprint.
+// fails, bump engine.SummaryFormat and pin the new fingerprint.
 func TestSummaryFormatPinned(t *testing.T) {
 	var b strings.Builder
 	jsonLayout(&b, reflect.TypeOf(engine.Summary{}), map[reflect.Type]bool{})
 	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(b.String())))[:16]
-	assert.Equal(t, map[int]string{1: "3cdb48c95218dc75"}, map[int]string{summaryFormat: sum},
-		"engine.Summary changed (summary.json is now %s): bump summaryFormat and pin the new fingerprint", b.String())
+	assert.Equal(t, map[int]string{2: "4f840a1395e04abb"}, map[int]string{engine.SummaryFormat: sum},
+		"engine.Summary changed (summary.json is now %s): bump engine.SummaryFormat and pin the new fingerprint", b.String())
 }
 
 // jsonLayout writes t as encoding/json sees it: field names, not Go names.

@@ -14,8 +14,17 @@ import (
 	"github.com/rocesim/cosim/cosim"
 )
 
+// SummaryFormat is the version of summary.json's layout: it changes when a
+// field is renamed, removed or changes its meaning or type
+// (cmd/cosim TestSummaryFormatPinned pins the layout).
+const SummaryFormat = 2
+
 // Summary is summary.json.
 type Summary struct {
+	// Format is SummaryFormat, Protocol the socket protocol's version
+	// (cosim.ProtoVersion): what a tool reading this file may rely on.
+	Format       int                               `json:"format"`
+	Protocol     int                               `json:"protocol"`
 	Scenario     string                            `json:"scenario"`
 	Seed         uint64                            `json:"seed"`
 	Cycles       uint64                            `json:"cycles"`
@@ -81,6 +90,7 @@ type CounterPair struct {
 // failed run, it leaves summary.json (seed, error, pass false) behind.
 func notStarted(cfg Config, err error) (*Summary, error) {
 	s := &Summary{
+		Format: SummaryFormat, Protocol: cosim.ProtoVersion,
 		Scenario: cfg.Scenario.Name, Seed: cfg.Seed, Error: err.Error(),
 		Drops: map[string]int{}, Faults: map[string]int{}, Counters: map[string]map[string]CounterPair{},
 		Stalls: map[string]Stalls{},
@@ -219,6 +229,7 @@ func (r *run) finishWorkloads(ctx context.Context) error {
 func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	c := r.sb.Counts()
 	s := &Summary{
+		Format: SummaryFormat, Protocol: cosim.ProtoVersion,
 		Scenario: r.sc.Name, Seed: r.cfg.Seed, Cycles: r.cycle, WallSeconds: wall.Seconds(),
 		Windows: r.windows, FramesIn: r.in, FramesOut: c.Observed, Matched: c.Matched,
 		Mismatched: c.Mismatched, Missing: c.Missing, Unexpected: c.Unexpected,
