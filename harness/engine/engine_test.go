@@ -48,7 +48,7 @@ func readSummary(tb testing.TB, dir string) (map[string]any, engine.Summary) {
 }
 
 // designFields are the summary.json fields harness/DESIGN.md promises.
-var designFields = []string{"seed", "cycles", "wall_seconds", "frames_in", "frames_out", "matched",
+var designFields = []string{"format", "protocol", "seed", "cycles", "wall_seconds", "frames_in", "frames_out", "matched",
 	"mismatched", "missing", "unexpected", "drops", "pass"}
 
 // pcapInterfaces lists the names (if_name) of a pcapng file's interfaces,
