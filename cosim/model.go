@@ -270,6 +270,9 @@ func Start(ctx context.Context, cfg Config) (*Model, error) {
 		return nil, me
 	}
 	m.setConn(conn)
+	// Connected, the socket's name is no longer needed: removing its
+	// directory now leaves nothing behind even if this process is killed.
+	os.RemoveAll(dir)
 	return m, nil
 }
 
@@ -378,8 +381,8 @@ func (m *Model) Hello() Hello {
 // Close ends the conversation and releases everything. On a healthy Model
 // it sends GOODBYE, waits for the model's GOODBYE and for its process to
 // exit, all within the Close timeout, then kills the process if it is
-// still there, closes the connection and removes the socket directory.
-// A Model that failed earlier gets no GOODBYE: its connection is closed
+// still there, and closes the connection (Start removed the socket's
+// directory once connected). A Model that failed earlier gets no GOODBYE: its connection is closed
 // and its process is given the Close timeout to exit (killed at once if
 // it had stopped answering); Close then returns nil, the failure having
 // been reported already. Close may be called from another goroutine to
