@@ -57,6 +57,9 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			s = *seed
 		}
 	})
+	if err := usableOut(*out); err != nil {
+		return fail(exitBadInput, "bridge: --out %s: %v", *out, err)
+	}
 	fmt.Fprintf(stdout, "bridge %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
 	for _, t := range sc.Taps {
 		fmt.Fprintf(stdout, "  tap %s: device %s, in %s, out %s\n", t.Name, t.Device, orNone(t.In), orNone(t.Out))
@@ -68,6 +71,9 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		NoLinkPcaps: *noPcap, Boost: boost,
 	})
 	if err != nil {
+		if badDevice(err) {
+			return fail(exitBadInput, "bridge: %v", err)
+		}
 		return fail(exitFailed, "bridge: %v%s", err, permissionHint(err))
 	}
 	fmt.Fprintln(stdout, "bridging; SIGINT (Ctrl-C) or SIGTERM ends it with the summary written")
@@ -93,6 +99,18 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintln(stdout, "PASS")
 	return nil
+}
+
+// badDevice reports a [[tap]] whose device cannot be used as the scenario
+// says (not a TAP, missing, or unlike its settings): bad input, exit 2.
+// Missing rights or a TAP busy elsewhere are the machine's state: exit 1.
+func badDevice(err error) bool {
+	for _, e := range []error{tap.ErrNotTAP, tap.ErrNotFound, tap.ErrExists, tap.ErrIncompatible, tap.ErrInvalidConfig} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // noBoostHelp is --no-boost of the live commands.

@@ -64,6 +64,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if seedSet {
 		s = *seed
 	}
+	if err := usableOut(*out); err != nil {
+		return fail(exitBadInput, "run: --out %s: %v", *out, err)
+	}
 	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
 	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout,
 		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, NoLinkPcaps: *noPcap}
