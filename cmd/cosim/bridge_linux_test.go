@@ -26,7 +26,7 @@ import (
 )
 
 // self runs this test binary as the cosim command (TestMain).
-func self(t *testing.T, args ...string) *exec.Cmd {
+func self(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)

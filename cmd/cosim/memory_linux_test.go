@@ -1,0 +1,82 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// memoryScenario sends frames generated RoCEv2 frames through one FIFO.
+func memoryScenario(frames int) string {
+	return fmt.Sprintf(`name = "memory"
+cycles = 10_000_000_000
+
+[[model]]
+name = "fifo"
+top = "axis_fifo"
+
+[[traffic]]
+kind = "roce"
+to = "fifo.in0"
+frames = %d
+min_size = 60
+max_size = 128
+`, frames)
+}
+
+// peakRSS runs `cosim run` on memoryScenario(frames) with no captures and
+// returns the peak resident memory of the command and the model it
+// reaped, in MiB, and how long the run took.
+func peakRSS(tb testing.TB, models string, frames int) (float64, time.Duration) {
+	tb.Helper()
+	dir := tb.TempDir()
+	scen := filepath.Join(dir, "memory.toml")
+	require.NoError(tb, os.WriteFile(scen, []byte(memoryScenario(frames)), 0o644))
+	cmd := self(tb, "run", scen, "--no-pcap", "--out", filepath.Join(dir, "out"), "--models", models)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	require.NoError(tb, err, "%s", out)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return float64(ru.Maxrss) / 1024, time.Since(start) // Maxrss is in KiB
+}
+
+// A run's memory does not grow with its length: traffic is drawn a window
+// ahead and let go once sent. Four times the frames may take no more than
+// a few MiB more, and stay far under 100 MiB (harness/PERFORMANCE.md
+// measures four million frames with BenchmarkPeakRSS).
+func TestMemoryDoesNotGrowWithLength(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64"))
+	require.NoError(t, err)
+	short, _ := peakRSS(t, models, 50_000)
+	long, took := peakRSS(t, models, 200_000)
+	t.Logf("peak RSS: %.1f MiB for 50,000 frames, %.1f MiB for 200,000 (%v)", short, long, took)
+	assert.Less(t, long, 100.0)
+	assert.Less(t, long-short, 8.0, "memory grows with the run's length")
+}
+
+// BenchmarkPeakRSS reports the peak resident memory of runs of growing
+// length (make bench): the figure behind "four million generated frames
+// run in under 100 MB".
+func BenchmarkPeakRSS(b *testing.B) {
+	models, err := filepath.Abs(needModels(b, "axis_fifo_64"))
+	require.NoError(b, err)
+	for _, frames := range []int{250_000, 1_000_000, 4_000_000} {
+		b.Run(fmt.Sprintf("frames=%d", frames), func(b *testing.B) {
+			var mib float64
+			var took time.Duration
+			for range b.N {
+				mib, took = peakRSS(b, models, frames)
+			}
+			b.ReportMetric(mib, "peak-MiB")
+			b.ReportMetric(float64(frames)/took.Seconds(), "frames/s")
+		})
+	}
+}
