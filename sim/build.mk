@@ -58,6 +58,8 @@ sim_space := $(sim_empty) $(sim_empty)
 sim_comma := ,
 
 # ---- the models ----
+# Every NIC model lists rtl/nic/nic_pkg.sv first: Verilator finds a module
+# by its file name, but a package only when it was read before its users.
 # Each model NAME sets:
 #   NAME.top     Verilog top module (follows the port convention in sim/sim.h)
 #   NAME.rtl     Verilog sources
@@ -85,7 +87,7 @@ $(eval $(call sim_axis_fifo,axis_fifo_512,512))
 define sim_nic_icrc
 SIM_MODELS += $1
 $1.top    := nic_icrc_top
-$1.rtl    := $(SIM_DIR)/tops/nic_icrc_top.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \
+$1.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_icrc_top.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv \
              rtl/nic/icrc_insert.sv rtl/nic/icrc_check.sv
 $1.main   := $(SIM_DIR)/tops/nic_icrc_top.cpp
 $1.params := DATA_WIDTH=$2
@@ -102,7 +104,7 @@ $(eval $(call sim_nic_icrc,nic_icrc_512,512))
 define sim_nic_host
 SIM_MODELS += $1
 $1.top    := nic_host_top
-$1.rtl    := $(SIM_DIR)/tops/nic_host_top.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv
+$1.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_host_top.sv rtl/nic/nic_cmd.sv rtl/nic/nic_cq.sv
 $1.main   := $(SIM_DIR)/tops/nic_host_top.cpp
 $1.params := DATA_WIDTH=$2
 $1.dw     := $2
@@ -115,12 +117,11 @@ $(eval $(call sim_nic_host,nic_host_512,512))
 # $(call sim_nic_tx,NAME,DATA_WIDTH): the NIC's transmit frame builder
 # (rtl/nic/nic_tx_build.sv) behind a descriptor FIFO, records in on port 0,
 # frames out on port 0, the DMA port, counters on the CSR bus. DMA_LATENCY
-# must match the model's --dma-read-latency (default 64). The descriptor
-# package comes first: rtl/nic is not on the include path here.
+# must match the model's --dma-read-latency (default 64).
 define sim_nic_tx
 SIM_MODELS += $1
 $1.top    := nic_tx_top
-$1.rtl    := rtl/nic/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_tx_top.sv rtl/nic/nic_tx_build.sv \
+$1.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_tx_top.sv rtl/nic/nic_tx_build.sv \
              rtl/nic/icrc_insert.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv rtl/common/axis_fifo.sv
 $1.main   := $(SIM_DIR)/tops/nic_tx_top.cpp
 $1.params := DATA_WIDTH=$2 DMA_LATENCY=64
@@ -138,7 +139,7 @@ $(eval $(call sim_nic_tx,nic_tx_512,512))
 define sim_nic_rx
 SIM_MODELS += $1
 $1.top    := nic_rx_top
-$1.rtl    := $(SIM_DIR)/tops/nic_rx_top.sv rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv \
+$1.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_rx_top.sv rtl/nic/nic_rx_parse.sv rtl/nic/nic_rx_store.sv \
              rtl/nic/nic_rx_host_fifo.sv rtl/nic/icrc_check.sv rtl/common/crc32_roce.sv rtl/common/axis_skid.sv
 $1.main   := $(SIM_DIR)/tops/nic_rx_top.cpp
 $1.params := DATA_WIDTH=$2 QPS=16 RX_BUF_BYTES=16384
@@ -156,7 +157,7 @@ $(eval $(call sim_nic_rx,nic_rx_512,512))
 define sim_nic_csr
 SIM_MODELS += $1
 $1.top    := nic_csr_top
-$1.rtl    := $(SIM_DIR)/tops/nic_csr_top.sv rtl/nic/nic_csr.sv
+$1.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_csr_top.sv rtl/nic/nic_csr.sv
 $1.main   := $(SIM_DIR)/tops/nic_csr_top.cpp
 $1.params := DATA_WIDTH=64 QPS=16 MRS=16 MAX_READS=4 INC_WIDTH=8
 $1.dw     := 64
@@ -170,7 +171,7 @@ $(eval $(call sim_nic_csr,nic_csr_64))
 # an event or a timer tick on ports 0..4 (one 64-bit beat each).
 SIM_MODELS += nic_dcqcn_64
 nic_dcqcn_64.top    := nic_dcqcn_top
-nic_dcqcn_64.rtl    := $(SIM_DIR)/tops/nic_dcqcn_top.sv rtl/nic/nic_dcqcn_rp.sv
+nic_dcqcn_64.rtl    := rtl/nic/nic_pkg.sv $(SIM_DIR)/tops/nic_dcqcn_top.sv rtl/nic/nic_dcqcn_rp.sv
 nic_dcqcn_64.main   := $(SIM_DIR)/tops/nic_dcqcn_top.cpp
 nic_dcqcn_64.params := DATA_WIDTH=64 BYTES_WIDTH=16 BC_EVENTS=4
 nic_dcqcn_64.dw     := 64
@@ -179,15 +180,14 @@ nic_dcqcn_64.out    := 5
 
 # $(call sim_nic,NAME,DATA_WIDTH): the whole NIC (rtl/nic/roce_nic.sv):
 # link, commands, host frames in on ports 0..2; link, completions, host
-# frames out on ports 0..2; CSR bus, DMA port, idle. The descriptor package
-# comes first: rtl/nic is not on the include path here.
+# frames out on ports 0..2; CSR bus, DMA port, idle.
 # SIM_NIC_DIR may point elsewhere, as SIM_SWITCH_DIR does (the mutation
 # test's copies of rtl/nic).
 SIM_NIC_DIR ?= rtl/nic
 define sim_nic
 SIM_MODELS += $1
 $1.top    := nic_top
-$1.rtl    := $(SIM_NIC_DIR)/nic_tx_pkg.svh $(SIM_DIR)/tops/nic_top.sv $(addprefix $(SIM_NIC_DIR)/,roce_nic.sv nic_engine.sv \
+$1.rtl    := $(SIM_NIC_DIR)/nic_pkg.sv $(SIM_DIR)/tops/nic_top.sv $(addprefix $(SIM_NIC_DIR)/,roce_nic.sv nic_engine.sv \
              nic_dcqcn_rp.sv nic_rx_dma.sv nic_csr.sv nic_cmd.sv nic_cq.sv nic_rx_parse.sv nic_rx_store.sv \
              nic_rx_host_fifo.sv icrc_check.sv nic_tx_build.sv icrc_insert.sv) \
              rtl/common/crc32_roce.sv rtl/common/axis_skid.sv rtl/common/axis_fifo.sv

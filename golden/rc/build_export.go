@@ -5,7 +5,7 @@ import "github.com/rocesim/cosim/golden/roce"
 // Packet describes one frame as a node builds it: what the QP contributes
 // (addresses, UDP source port, TOS, DestQP) and what the packet does
 // (opcode, PSN, flags, extension headers, payload). It has the fields of
-// the NIC's transmit descriptor (rtl/nic/nic_tx_pkg.svh), so a test can
+// the NIC's transmit descriptor (nic_pkg::desc_t, rtl/nic/nic_pkg.sv), so a test can
 // give both the same packet.
 type Packet struct {
 	DstMAC, SrcMAC [6]byte

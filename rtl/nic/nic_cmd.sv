@@ -106,9 +106,9 @@ module nic_cmd #(
         logic zero;
         zero = (r[16 +: 16] == '0) && (r[56 +: 8] == '0) && (r[44 * 8 +: 20 * 8] == '0);
         unique case (r[0 +: 8])
-            8'd1:    return zero && r[8 +: 8] <= 8'd4;
-            8'd2:    return zero && r[8 +: 8] == 8'd0 && r[28 * 8 +: 16 * 8] == '0;
-            default: return 1'b0;
+            nic_pkg::KIND_SEND: return zero && r[8 +: 8] <= 8'(nic_pkg::WR_READ);
+            nic_pkg::KIND_RECV: return zero && r[8 +: 8] == 8'd0 && r[28 * 8 +: 16 * 8] == '0;
+            default:            return 1'b0;
         endcase
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
@@ -133,7 +133,7 @@ module nic_cmd #(
                 end else begin
                     bad <= 1'b1;
                 end
-                post_recv  <= rec[0 +: 8] == 8'd2;
+                post_recv  <= rec[0 +: 8] == nic_pkg::KIND_RECV;
                 post_op    <= rec[8 +: 3];
                 post_qpn   <= rec[32 +: 24];
                 post_id    <= rec[64 +: 64];

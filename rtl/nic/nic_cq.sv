@@ -73,7 +73,7 @@ module nic_cq #(
     logic [8*REC_BYTES-1:0] rec_in;
     always_comb begin
         rec_in = '0;
-        rec_in[0 +: 8]    = wr_recv ? 8'd2 : 8'd1;
+        rec_in[0 +: 8]    = wr_recv ? nic_pkg::KIND_RECV : nic_pkg::KIND_SEND;
         rec_in[8 +: 8]    = {5'd0, wr_op};
         rec_in[16 +: 8]   = wr_status;
         rec_in[24 +: 8]   = {7'd0, wr_has_imm};

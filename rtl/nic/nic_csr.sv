@@ -88,10 +88,10 @@ module nic_csr #(
     // Width of one counter's increment in one cycle.
     parameter int INC_WIDTH  = 8,
     // Node counters: rc's node-level ones (6), then the NIC's own (6).
-    localparam int NODE_CNT  = 12,
+    localparam int NODE_CNT  = nic_pkg::NODE_CNT,
     // QP counter numbers are rc.Counter: 0..38; 0..5 are node-level.
-    localparam int QP_CNT    = 39,
-    localparam int QP_FIRST  = 6
+    localparam int QP_CNT    = nic_pkg::QP_CNT,
+    localparam int QP_FIRST  = nic_pkg::QP_FIRST
 ) (
     input  wire logic                                    clk,
     input  wire logic                                    rst,

@@ -3,10 +3,6 @@
 `timescale 1ns/1ps
 `default_nettype none
 
-`ifndef NIC_TX_PKG_SVH
-`include "nic_tx_pkg.svh"
-`endif
-
 // nic_engine: the golden model's rc.Node in one cycle: timers, receive decision, post, transmit decision.
 //
 // Every rule is golden/rc's (node.go, qp.go, responder.go, requester.go),
@@ -112,8 +108,8 @@ module nic_engine #(
     // counter increment width (nic_csr INC_WIDTH)
     parameter int INC_WIDTH   = 8,
     localparam int SLOT_W     = (QPS > 1) ? $clog2(QPS) : 1,
-    localparam int NODE_CNT   = 12,
-    localparam int QP_CNT     = 39
+    localparam int NODE_CNT   = nic_pkg::NODE_CNT,
+    localparam int QP_CNT     = nic_pkg::QP_CNT
 ) (
     input  wire logic                                     clk,
     input  wire logic                                     rst,
@@ -199,7 +195,7 @@ module nic_engine #(
     output logic                                          host_go,
 
     // the transmit decision of the previous cycle (to nic_tx_build)
-    output nic_tx_pkg::desc_t                             tx_desc,
+    output nic_pkg::desc_t                             tx_desc,
     output logic                                          tx_desc_valid,
 
     // receive payload jobs, in decision order (to nic_rx_dma): every held
@@ -229,38 +225,11 @@ module nic_engine #(
     output logic                                          idle
 );
 
-// ---- constants: opcodes, counters (rc.Counter numbers), statuses ----
-localparam logic [7:0] OP_SEND_FIRST = 8'h00, OP_SEND_MIDDLE = 8'h01, OP_SEND_LAST = 8'h02,
-                       OP_SEND_LAST_IMM = 8'h03, OP_SEND_ONLY = 8'h04, OP_SEND_ONLY_IMM = 8'h05,
-                       OP_WRITE_FIRST = 8'h06, OP_WRITE_MIDDLE = 8'h07, OP_WRITE_LAST = 8'h08,
-                       OP_WRITE_LAST_IMM = 8'h09, OP_WRITE_ONLY = 8'h0A, OP_WRITE_ONLY_IMM = 8'h0B,
-                       OP_READ_REQ = 8'h0C, OP_RR_FIRST = 8'h0D, OP_RR_MIDDLE = 8'h0E, OP_RR_LAST = 8'h0F,
-                       OP_RR_ONLY = 8'h10, OP_ACK = 8'h11, OP_CMP_SWAP = 8'h13, OP_FETCH_ADD = 8'h14,
-                       OP_SEND_LAST_INV = 8'h16, OP_SEND_ONLY_INV = 8'h17, OP_CNP = 8'h81;
-
-localparam int C_RX_PACKETS = 6, C_RX_QP_ERROR = 7, C_RX_CE = 8, C_TX_CNP = 9, C_CNP_SUPPRESSED = 10,
-               C_RX_CNP = 11, C_RESP_OOS = 12, C_RESP_NAK_SEQ = 13, C_RESP_GAP_SILENT = 14, C_RESP_DUP = 15,
-               C_RESP_DUP_READ = 16, C_RESP_DUP_DROP = 17, C_RESP_RNR = 18, C_RESP_INVALID = 19,
-               C_RESP_ACCESS = 20, C_RESP_ACK = 21, C_RESP_READ_RESP = 22, C_TX_PACKETS = 23,
-               C_TX_RETRANSMITS = 24, C_REQ_STALE_ACK = 25, C_REQ_BOGUS_ACK = 26, C_REQ_DUP_RESP = 27,
-               C_REQ_BAD_RESP = 28, C_REQ_RETRY_NAK = 29, C_REQ_RETRY_TIMEOUT = 30, C_REQ_RETRY_READ_GAP = 31,
-               C_REQ_RETRY_IGNORED = 32, C_REQ_RNR_WAIT = 33, C_REQ_RETRY_EXCEEDED = 34,
-               C_REQ_RNR_EXCEEDED = 35, C_REQ_REMOTE_ERROR = 36, C_COMP_SUCCESS = 37, C_COMP_ERROR = 38;
-localparam int N_CMD_REJECTED = 7, N_CQ_OVERFLOW = 8;   // cmd_bad (6) is counted by roce_nic
-
-localparam logic [7:0] ST_SUCCESS = 8'd0, ST_LOC_LEN = 8'd1, ST_REM_INV = 8'd2, ST_REM_ACCESS = 8'd3,
-                       ST_REM_OP = 8'd4, ST_RETRY_EXC = 8'd5, ST_RNR_EXC = 8'd6, ST_FLUSHED = 8'd7,
-                       ST_INV_REQ_RCVD = 8'd8, ST_ACCESS_RCVD = 8'd9;
-
-localparam logic [2:0] WR_SEND = 3'd0, WR_SEND_IMM = 3'd1, WR_WRITE = 3'd2, WR_WRITE_IMM = 3'd3, WR_READ = 3'd4;
-
-localparam logic [3:0] CLS_RC = 4'd0, CLS_CNP = 4'd1;
-
-localparam logic [7:0] SYN_ACK = 8'h1F;      // ACK, credit code 0x1F (rc ACKSyndrome(0x1F))
-localparam logic [7:0] SYN_NAK_SEQ = 8'h60, SYN_NAK_INV = 8'h61, SYN_NAK_ACC = 8'h62;
+// opcodes, their headers, syndromes, counter numbers (rc.Counter),
+// statuses, work request ops, decision classes
+import nic_pkg::*;
 
 localparam int ACK_REQ_INTERVAL = 64;         // rc.AckReqInterval
-localparam logic [31:0] MAX_MESSAGE = 32'h0010_0000;
 localparam int DMA_MAX_READS = 16;            // sim/dma.h kDmaMaxReads
 localparam int RES_W = (MAX_READS > 1) ? $clog2(MAX_READS) : 1;
 
@@ -468,18 +437,7 @@ endfunction
 
 // frame bytes of a packet (ICRC included): golden build's n
 function automatic int frame_bytes(input logic [7:0] op, input int pay);
-    int h;
-    logic [4:0] o;
-    o = op[4:0];
-    h = 54;
-    if (op == OP_CNP) begin
-        h = h + 16;
-    end else if (op[7:5] == 3'b000) begin
-        if (o == 5'h06 || o == 5'h0A || o == 5'h0B || o == 5'h0C) h = h + 16;
-        if (o == 5'h0D || (o >= 5'h0F && o <= 5'h12)) h = h + 4;
-        if (o == 5'h03 || o == 5'h05 || o == 5'h09 || o == 5'h0B) h = h + 4;
-    end
-    return h + pay + ((4 - (pay & 3)) & 3) + 4;
+    return 54 + int'(tx_ext_len(op)) + pay + ((4 - (pay & 3)) & 3) + 4;
 endfunction
 
 function automatic int beats_of(input int bytes);
@@ -496,7 +454,7 @@ function automatic int wire_bytes(input logic [7:0] op, input int pay);
 endfunction
 
 // ---- the cycle's outputs (set by the tasks, registered at the edge) ----
-nic_tx_pkg::desc_t     d_desc;
+nic_pkg::desc_t     d_desc;
 logic                  d_desc_valid;
 logic                  d_host_go;
 logic                  d_rxj_valid, d_rxj_wr;
@@ -1266,8 +1224,8 @@ task automatic qp_advance(input int q, input logic [63:0] now);
 endtask
 
 // the descriptor of packet p of QP q (golden build with q.hdr, q.tos)
-function automatic nic_tx_pkg::desc_t mkdesc(input int q, input pkt_t p, input logic [7:0] tos, input logic becn);
-    nic_tx_pkg::desc_t d;
+function automatic nic_pkg::desc_t mkdesc(input int q, input pkt_t p, input logic [7:0] tos, input logic becn);
+    nic_pkg::desc_t d;
     d.dst_mac = rmac_q[q]; d.src_mac = smac_q[q]; d.src_ip = sip_q[q]; d.dst_ip = rip_q[q];
     d.udp_sport = udp_q[q]; d.tos = tos; d.opcode = p.op; d.dest_qp = rqpn_q[q]; d.psn = p.psn;
     d.ack_req = p.ack_req; d.becn = becn; d.reth_va = p.va; d.reth_rkey = p.rkey; d.reth_dma_len = p.dma_len;
@@ -1413,7 +1371,7 @@ task automatic load_qp(input int q);
 endtask
 
 // Node.Poll; the caller checked the transmitter is free
-task automatic node_poll(input logic [63:0] now, output logic got, output nic_tx_pkg::desc_t d);
+task automatic node_poll(input logic [63:0] now, output logic got, output nic_pkg::desc_t d);
     int q, k;
     pkt_t p;
     logic g;
@@ -1472,7 +1430,7 @@ endtask
 
 // ---- the cycle ----
 logic          r_desc_valid;
-nic_tx_pkg::desc_t r_desc;
+nic_pkg::desc_t r_desc;
 logic          r_host_go;
 logic          r_rxj_valid, r_rxj_wr;
 logic [63:0]   r_rxj_addr;
@@ -1488,7 +1446,7 @@ logic          r_idle;
 always_ff @(posedge clk) begin : cycle
     logic [63:0] now;
     logic got;
-    nic_tx_pkg::desc_t d;
+    nic_pkg::desc_t d;
     logic any, pending;
     now = now_q;
     d_desc_valid = 1'b0;

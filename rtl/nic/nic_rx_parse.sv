@@ -224,17 +224,9 @@ module nic_rx_parse #(
     output logic                         idle
 );
 
-localparam logic [3:0] CLS_RC            = 4'd0;
-localparam logic [3:0] CLS_CNP           = 4'd1;
-localparam logic [3:0] CLS_NOT_ROCE      = 4'd2;
-localparam logic [3:0] CLS_MALFORMED     = 4'd3;
-localparam logic [3:0] CLS_BAD_ICRC      = 4'd4;
-localparam logic [3:0] CLS_WRONG_ADDRESS = 4'd5;
-localparam logic [3:0] CLS_BAD_HEADER    = 4'd6;
-localparam logic [3:0] CLS_UNKNOWN_QP    = 4'd7;
-localparam logic [3:0] CLS_BUFFER_FULL   = 4'd8;
-localparam logic [3:0] CLS_BAD_FRAME     = 4'd9;
-localparam logic [3:0] CLS_PASS          = 4'd15;  // stage F: no verdict yet
+import nic_pkg::*;   // opcodes, their headers, the decision classes (CLS_*)
+
+localparam logic [3:0] CLS_PASS = 4'd15;  // stage F: no verdict yet (not a class of nic_pkg's)
 
 // header bytes captured: 18 + 60 + 8 + 1 (opcode after the longest IPv4
 // header) and 18 + 20 + 8 + 12 + 28 (AtomicETH) both fit
@@ -275,27 +267,6 @@ initial begin
         $finish;
     end
 end
-
-// extension header bytes after the BTH (roce OpCode.Headers, HeaderLen)
-function automatic logic [4:0] ext_len(input logic [7:0] op);
-    logic [4:0] rc;
-    unique case (op[4:0])
-        5'h03, 5'h05, 5'h09, 5'h0D, 5'h0F, 5'h10, 5'h11, 5'h16, 5'h17: rc = 5'd4;
-        5'h06, 5'h0A, 5'h0C:                                          rc = 5'd16;
-        5'h0B:                                                        rc = 5'd20;
-        5'h12:                                                        rc = 5'd12;
-        5'h13, 5'h14:                                                 rc = 5'd28;
-        default:                                                      rc = 5'd0;
-    endcase
-    unique case (op[7:5])
-        3'd0:    return rc;                                   // RC
-        3'd1:    return (op[4:0] <= 5'h0B) ? rc : 5'd0;       // UC: SEND, WRITE
-        3'd3:    return (op[4:0] == 5'h04) ? 5'd8 :           // UD: DETH
-                        (op[4:0] == 5'h05) ? 5'd12 : 5'd0;    //     DETH, ImmDt
-        3'd4:    return (op == 8'h81) ? 5'd16 : 5'd0;         // CNP
-        default: return 5'd0;
-    endcase
-endfunction
 
 // ---- input: icrc_check, header capture, 2-beat delay ----
 
@@ -494,7 +465,7 @@ function automatic dec_t decode();
     f_end   = 18'(f_off) + 18'(f_iplen);
     f_dport = hb16(f_udp + 8'd2);
     f_opc   = hb(f_udp + 8'd8);
-    f_hl    = ext_len(f_opc);
+    f_hl    = ext_len(f_opc);   // nic_pkg's opcode table
     // bytes from the BTH to the IP end (used once the IP end is past the UDP header)
     f_blen  = f_end - 18'(f_udp) - 18'd8;
     f_need  = 18'd16 + 18'(f_hl);
@@ -569,34 +540,34 @@ function automatic dec_t decode();
     r.atomic_a = '0;
     r.atomic_b = '0;
     unique case (f_opc)
-        8'h06, 8'h0A, 8'h0C: begin
+        OP_WRITE_FIRST, OP_WRITE_ONLY, OP_READ_REQ: begin
             r.va      = hb64(f_ext);
             r.rkey    = hb32(f_ext + 8'd8);
             r.dma_len = hb32(f_ext + 8'd12);
         end
-        8'h0B: begin
+        OP_WRITE_ONLY_IMM: begin
             r.va      = hb64(f_ext);
             r.rkey    = hb32(f_ext + 8'd8);
             r.dma_len = hb32(f_ext + 8'd12);
             r.imm     = hb32(f_ext + 8'd16);
         end
-        8'h03, 8'h05, 8'h09: r.imm = hb32(f_ext);
-        8'h0D, 8'h0F, 8'h10, 8'h11: begin
+        OP_SEND_LAST_IMM, OP_SEND_ONLY_IMM, OP_WRITE_LAST_IMM: r.imm = hb32(f_ext);
+        OP_RR_FIRST, OP_RR_LAST, OP_RR_ONLY, OP_ACK: begin
             r.syndrome = hb(f_ext);
             r.msn      = hb24(f_ext + 8'd1);
         end
-        8'h12: begin
+        OP_ATOMIC_ACK: begin
             r.syndrome = hb(f_ext);
             r.msn      = hb24(f_ext + 8'd1);
             r.atomic_a = hb64(f_ext + 8'd4);
         end
-        8'h13, 8'h14: begin
+        OP_CMP_SWAP, OP_FETCH_ADD: begin
             r.va       = hb64(f_ext);
             r.rkey     = hb32(f_ext + 8'd8);
             r.atomic_a = hb64(f_ext + 8'd12);
             r.atomic_b = hb64(f_ext + 8'd20);
         end
-        8'h16, 8'h17: r.rkey = hb32(f_ext);
+        OP_SEND_LAST_INV, OP_SEND_ONLY_INV: r.rkey = hb32(f_ext);
         default: ;
     endcase
     return r;
@@ -662,9 +633,9 @@ always_comb begin
         cls0 = CLS_BAD_HEADER;
     end else if (!qp_hit) begin
         cls0 = CLS_UNKNOWN_QP;
-    end else if (dec_q.opc == 8'h81) begin
+    end else if (dec_q.opc == OP_CNP) begin
         cls0 = CLS_CNP;
-    end else if (dec_q.opc[7:5] != 3'd0) begin
+    end else if (dec_q.opc[7:5] != TR_RC) begin
         cls0 = CLS_BAD_HEADER;
     end else begin
         cls0  = CLS_RC;

@@ -3,13 +3,9 @@
 `timescale 1ns/1ps
 `default_nettype none
 
-`ifndef NIC_TX_PKG_SVH
-`include "nic_tx_pkg.svh"
-`endif
-
 // nic_tx_build: the NIC's transmit frame builder, one RoCEv2 frame per packet descriptor.
 //
-// Each descriptor (nic_tx_pkg::desc_t: every field of golden/rc's makeHeader
+// Each descriptor (nic_pkg::desc_t: every field of golden/rc's makeHeader
 // and txPacket) becomes the frame golden/rc's build makes for it, byte for
 // byte (rc.BuildFrame):
 //
@@ -38,7 +34,7 @@
 // AtomicAckETH, IETH) are left out, as build leaves them out. The payload
 // length is the descriptor's whatever the opcode, as in build.
 //
-// Descriptor: s_desc (nic_tx_pkg::desc_t, nic_tx_pkg.svh) with s_desc_valid /
+// Descriptor: s_desc (nic_pkg::desc_t) with s_desc_valid /
 // s_desc_ready; a descriptor is *decided* in the cycle t it is taken (valid &&
 // ready). Fields, MSB first (511 bits); numbers go on the wire big-endian:
 //
@@ -116,7 +112,7 @@ module nic_tx_build #(
     input  wire logic                  rst,
 
     // packet descriptors
-    input  wire nic_tx_pkg::desc_t     s_desc,
+    input  wire nic_pkg::desc_t        s_desc,
     input  wire logic                  s_desc_valid,
     output logic                       s_desc_ready,
 
@@ -167,7 +163,6 @@ localparam int PF_DEPTH      = 2 ** $clog2(HDR_BEATS + 6);
 localparam logic [15:0] ETH_TYPE_IPV4 = 16'h0800;
 localparam logic [15:0] ROCE_PORT     = 16'd4791;
 localparam logic [15:0] PKEY_DEFAULT  = 16'hFFFF;
-localparam logic [7:0]  CNP_OPCODE    = 8'h81;
 
 initial begin
     if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || DATA_WIDTH % 64 != 0) begin
@@ -207,42 +202,6 @@ typedef struct packed {
     logic [31:0]         due;       // cycle of beat 0 into icrc_insert
 } ent_t;
 
-// The extension headers build writes for an opcode (roce.OpCode.Headers,
-// with RETH, AETH and ImmDt only; CNP stands for its 16 zero bytes).
-typedef struct packed {
-    logic reth;
-    logic aeth;
-    logic imm;
-    logic cnp;
-} ext_t;
-
-function automatic ext_t ext_of(input logic [7:0] op);
-    ext_t       e;
-    logic [4:0] o;
-    o = op[4:0];
-    e = '0;
-    unique case (op[7:5])
-        3'b000: begin // RC
-            e.reth = o == 5'h06 || o == 5'h0A || o == 5'h0B || o == 5'h0C;
-            e.aeth = o == 5'h0D || (o >= 5'h0F && o <= 5'h12);
-            e.imm  = o == 5'h03 || o == 5'h05 || o == 5'h09 || o == 5'h0B;
-        end
-        3'b001: begin // UC: the SEND and WRITE operations of RC
-            e.reth = o == 5'h06 || o == 5'h0A || o == 5'h0B;
-            e.imm  = o == 5'h03 || o == 5'h05 || o == 5'h09 || o == 5'h0B;
-        end
-        3'b011: begin // UD: SEND ONLY (DETH, not written) and with immediate
-            e.imm  = o == 5'h05;
-        end
-        3'b100: begin // the CNP is the only opcode of this transport
-            e.cnp  = op == CNP_OPCODE;
-        end
-        default: begin
-        end
-    endcase
-    return e;
-endfunction
-
 // Lanes of the beat starting at frame byte off that hold bytes below end_b.
 function automatic logic [KEEP_WIDTH-1:0] lanes_below(input logic [FW-1:0] end_b, input logic [FW-1:0] off);
     logic [FW-1:0] n;
@@ -258,7 +217,11 @@ endfunction
 
 logic [31:0]   now_q;           // cycles since reset, wrapping
 
-ext_t          ext;
+// the extension headers of s_desc; the builder writes only RETH, AETH,
+// ImmDt and the CNP's zero bytes (the NIC sends no other kind)
+/* verilator lint_off UNUSEDSIGNAL */
+nic_pkg::hdrs_t ext;
+/* verilator lint_on UNUSEDSIGNAL */
 logic [FW-1:0] hdr_len;
 logic [1:0]    pad;
 logic [FW-1:0] frame_len;   // N, ICRC included
@@ -273,11 +236,8 @@ logic [HDR_BITS-1:0] hdr;
 ent_t          ent_in;
 
 always_comb begin
-    ext     = ext_of(s_desc.opcode);
-    hdr_len = FW'(54);
-    if (ext.reth || ext.cnp) hdr_len = hdr_len + FW'(16);
-    if (ext.aeth) hdr_len = hdr_len + FW'(4);
-    if (ext.imm) hdr_len = hdr_len + FW'(4);
+    ext     = nic_pkg::op_hdrs(s_desc.opcode);
+    hdr_len = FW'(54) + FW'(nic_pkg::tx_ext_len(s_desc.opcode));
     pad       = 2'(-s_desc.pay_len[1:0]);
     frame_len = hdr_len + s_desc.pay_len + FW'(pad) + FW'(4);
     ip_len    = frame_len - FW'(14);

@@ -3,10 +3,6 @@
 `timescale 1ns/1ps
 `default_nettype none
 
-`ifndef NIC_TX_PKG_SVH
-`include "nic_tx_pkg.svh"
-`endif
-
 // roce_nic: the RoCEv2 NIC: RC transport for QPS queue pairs behind one MAC and IPv4 address.
 //
 //   in0 --> nic_rx_parse --record at D--> nic_engine --descriptor t+1--> nic_tx_build --+--> out0
@@ -153,6 +149,8 @@ module roce_nic #(
     output logic                       idle
 );
 
+import nic_pkg::*;   // the descriptor, counter numbers
+
 // in2 frames decided and not yet started on out0: decisions are at least a
 // cycle apart and start DMA_LATENCY + 4 cycles later
 localparam int HOST_Q = 2 ** $clog2(DMA_LATENCY + 8);
@@ -185,8 +183,8 @@ logic [QPS-1:0][22:0]     c_win;
 logic [QPS-1:0][7:0]      c_maxrd;
 logic [QPS-1:0]           qp_load;
 logic [QPS-1:0][1:0]      qp_state;
-logic [11:0][INC_WIDTH-1:0]          node_inc, eng_node_inc;
-logic [QPS-1:0][38:0][INC_WIDTH-1:0] qp_inc;
+logic [NODE_CNT-1:0][INC_WIDTH-1:0]        node_inc, eng_node_inc;
+logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_inc;
 
 nic_csr #(
     .QPS(QPS), .MRS(MRS), .DATA_WIDTH(DATA_WIDTH), .MAX_READS(MAX_READS), .INC_WIDTH(INC_WIDTH)
@@ -322,7 +320,7 @@ end
 
 // ---- the engine ----
 logic                host_go;
-nic_tx_pkg::desc_t   tx_desc;
+nic_pkg::desc_t      tx_desc;
 logic                tx_desc_valid, tx_desc_ready;
 logic                rxj_valid, rxj_wr;
 logic [63:0]         rxj_addr;
@@ -465,17 +463,17 @@ nic_cq #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH), .DEPTH(CQ_DEPTH)) u_c
 // ---- node counters: the front end's at D, the engine's a cycle late ----
 always_comb begin
     node_inc     = eng_node_inc;
-    node_inc[0]  = INC_WIDTH'(st_not_roce);
-    node_inc[1]  = INC_WIDTH'(st_malformed);
-    node_inc[2]  = INC_WIDTH'(st_bad_icrc);
-    node_inc[3]  = INC_WIDTH'(st_wrong_address);
-    node_inc[4]  = INC_WIDTH'(st_bad_header);
-    node_inc[5]  = INC_WIDTH'(st_unknown_qp);
-    node_inc[6]  = INC_WIDTH'(cmd_bad);
-    node_inc[8]  = eng_node_inc[8] + INC_WIDTH'(cq_overflow);
-    node_inc[9]  = INC_WIDTH'(st_host_overflow);
-    node_inc[10] = INC_WIDTH'(st_bad_frame);
-    node_inc[11] = INC_WIDTH'(st_buffer_full);
+    node_inc[N_RX_NOT_ROCE]      = INC_WIDTH'(st_not_roce);
+    node_inc[N_RX_MALFORMED]     = INC_WIDTH'(st_malformed);
+    node_inc[N_RX_BAD_ICRC]      = INC_WIDTH'(st_bad_icrc);
+    node_inc[N_RX_WRONG_ADDRESS] = INC_WIDTH'(st_wrong_address);
+    node_inc[N_RX_BAD_HEADER]    = INC_WIDTH'(st_bad_header);
+    node_inc[N_RX_UNKNOWN_QP]    = INC_WIDTH'(st_unknown_qp);
+    node_inc[N_CMD_BAD]          = INC_WIDTH'(cmd_bad);
+    node_inc[N_CQ_OVERFLOW]      = eng_node_inc[N_CQ_OVERFLOW] + INC_WIDTH'(cq_overflow);
+    node_inc[N_HOST_RX_OVERFLOW] = INC_WIDTH'(st_host_overflow);
+    node_inc[N_RX_BAD_FRAME]     = INC_WIDTH'(st_bad_frame);
+    node_inc[N_RX_BUFFER_FULL]   = INC_WIDTH'(st_buffer_full);
 end
 
 always_comb begin

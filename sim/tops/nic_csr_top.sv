@@ -78,8 +78,8 @@ module nic_csr_top #(
 );
 
     // nic_csr's counter numbering
-    localparam int NODE_CNT   = 12;
-    localparam int QP_CNT     = 39;
+    localparam int NODE_CNT   = nic_pkg::NODE_CNT;
+    localparam int QP_CNT     = nic_pkg::QP_CNT;
     localparam int SNAP_WORDS = 2 + 6 + 9 + 32 + 7 * MRS + 14 * QPS;
     localparam int SNAP_BEATS = (SNAP_WORDS + 1) / 2;
     localparam int SB_W       = $clog2(SNAP_BEATS + 1);

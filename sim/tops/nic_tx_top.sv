@@ -3,10 +3,6 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-`ifndef NIC_TX_PKG_SVH
-`include "nic_tx_pkg.svh"
-`endif
-
 // nic_tx_top: test top of the NIC's transmit frame builder, descriptors in on port 0, frames out on port 0.
 //
 //   s_axis[0] -> records -> [ FIFO, REC_DEPTH ] -> issue at its cycle -> nic_tx_build -> m_axis[0]
@@ -131,7 +127,7 @@ module nic_tx_top #(
     // A record as it waits: the cycle to issue it and the descriptor.
     typedef struct packed {
         logic [63:0]        at;
-        nic_tx_pkg::desc_t  desc;
+        nic_pkg::desc_t     desc;
     } item_t;
 
     // Record bytes to fields: numbers little-endian, addresses wire order.
