@@ -73,12 +73,13 @@ test: deps lint build ## every test: golden codecs against scapy and tshark, the
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
 	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --no-pcap --out $(OUT)/tap-demo
 
-bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; live bridge
+bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; live bridge; peak memory against run length
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
 	$(GO) test -run '^$$' -bench Source -benchmem ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench NICSystem -benchtime 500x ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
+	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench PeakRSS -benchtime 1x ./cmd/cosim
 
 soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_MESSAGES=$(SOAK_MESSAGES) \
