@@ -747,3 +747,62 @@ func rootSkip() string {
 	}
 	return ""
 }
+
+// TestCatalogueSignals is the catalogue's part that needs processes: a
+// signal to `cosim run` itself (a subprocess), and a model killed or
+// stopped mid-run (signalMidRun's checks of the summary and captures).
+func TestCatalogueSignals(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "nic_icrc_64"))
+	require.NoError(t, err)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run("signal/"+sig.String()+" to cosim run", func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := self(t, "run", "testdata/run_long.toml", "--seed", "3", "--out", out, "--models", models)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			time.Sleep(time.Second) // into the run
+			require.NoError(t, cmd.Process.Signal(sig))
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("cosim run did not end after %v", sig)
+			}
+			assert.Equal(t, 130, cmd.ProcessState.ExitCode())
+			assert.True(t, strings.HasPrefix(strings.SplitN(stderr.String(), "\n", 2)[0], "cosim: run: interrupted at cycle "), stderr.String())
+			s := summaryOf(t, out)
+			assert.Equal(t, false, s["pass"])
+			assert.True(t, strings.HasPrefix(s["error"].(string), "interrupted at cycle "), "%v", s["error"])
+			assert.NotEmpty(t, capture(t, out))
+		})
+	}
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		extra []string
+		want  string
+	}{
+		{"death/model SIGKILL", syscall.SIGKILL, nil, "signal: killed"},
+		{"death/model SIGTERM", syscall.SIGTERM, nil, "signal: terminated"},
+		{"death/model SIGSEGV", syscall.SIGSEGV, nil, "signal: segmentation fault"},
+		{"death/model SIGSTOP with step-timeout", syscall.SIGSTOP, []string{"--step-timeout", "1s"}, "no answer within 1s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			victim := "cat_" + strings.ToLower(strings.TrimPrefix(c.sig.String(), "signal "))
+			victim = strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r == '_' {
+					return r
+				}
+				return '_'
+			}, victim)
+			code, stderr, took := signalMidRun(t, victim, c.sig, c.extra...)
+			assert.Equal(t, 1, code)
+			assert.True(t, strings.HasPrefix(strings.SplitN(stderr, "\n", 2)[0], fmt.Sprintf("cosim: run: model %q", victim)), stderr)
+			assert.Contains(t, stderr, c.want)
+			assert.Less(t, took, 3*time.Second)
+		})
+	}
+}
