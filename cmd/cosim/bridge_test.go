@@ -65,7 +65,12 @@ func record(t *testing.T, models string) string {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	for h1.Unread()+h2.Unread() > 0 {
+	// Bounded: a session that stops forwarding fails the test, not hangs it.
+	for deadline := time.Now().Add(20 * time.Second); h1.Unread()+h2.Unread() > 0; {
+		if time.Now().After(deadline) {
+			s.Stop()
+			t.Fatalf("the session left %d frames unread after 20 s", h1.Unread()+h2.Unread())
+		}
 		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(50 * time.Millisecond)

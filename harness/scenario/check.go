@@ -113,11 +113,19 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 				return bad(k("file"), "kind \"pcap\" needs a file")
 			}
 		case "l2":
-			if t.MinSize < 60 || t.MaxSize > 9216 || t.MinSize > t.MaxSize {
+			// Each bound blames the key that breaks it, so that the line
+			// is the one written.
+			if t.MinSize < 60 {
+				return bad(k("min_size"), "min_size and max_size must lie within 60..9216, are %d and %d", t.MinSize, t.MaxSize)
+			}
+			if t.MaxSize > 9216 || t.MinSize > t.MaxSize {
 				return bad(k("max_size"), "min_size and max_size must lie within 60..9216, are %d and %d", t.MinSize, t.MaxSize)
 			}
-			if t.Hosts < 1 || t.Hosts > 255 || t.Burst < 1 {
+			if t.Hosts < 1 || t.Hosts > 255 {
 				return bad(k("hosts"), "hosts must be 1 to 255 and burst at least 1")
+			}
+			if t.Burst < 1 {
+				return bad(k("burst"), "hosts must be 1 to 255 and burst at least 1")
 			}
 			if t.PauseFrom != "" {
 				if _, _, err := s.port(t.PauseFrom, "out"); err != nil {
@@ -165,8 +173,11 @@ func (s *Scenario) check(data []byte, rdma []map[string]any) error {
 		if t.Start > maxInt {
 			return bad(k("start"), "must not be negative")
 		}
-		if t.Frames < 0 || t.GapCycles < 0 {
+		if t.Frames < 0 {
 			return bad(k("frames"), "frames and gap_cycles must not be negative")
+		}
+		if t.GapCycles < 0 {
+			return bad(k("gap_cycles"), "frames and gap_cycles must not be negative")
 		}
 		if !(t.CorruptPct >= 0 && t.CorruptPct <= 100) {
 			return bad(k("corrupt_pct"), "must be 0 to 100, is %g", t.CorruptPct)
