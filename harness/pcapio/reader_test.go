@@ -244,7 +244,7 @@ func TestFormatErrorMessage(t *testing.T) {
 }
 
 // user0Pcapng is a pcapng whose only interface has link type 147 (USER0).
-func user0Pcapng(t *testing.T) []byte {
+func user0Pcapng(t testing.TB) []byte {
 	var buf bytes.Buffer
 	intf := pcapgo.NgInterface{Name: "user", LinkType: layers.LinkType(147), TimestampResolution: 9}
 	w, err := pcapgo.NewNgWriterInterface(&buf, intf, pcapgo.NgWriterOptions{})
