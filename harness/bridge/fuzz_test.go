@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -54,7 +56,11 @@ func FuzzRecording(f *testing.F) {
 		f.Add(bytes.Replace(rec, []byte(sub[0]), []byte(sub[1]), 1))
 	}
 
+	// A hang is a failure too: a watchdog crashes the worker with every
+	// goroutine's stack rather than leaving the fuzzer waiting.
+	debug.SetTraceback("all")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer time.AfterFunc(10*time.Second, func() { panic("FuzzRecording: no result after 10s") }).Stop()
 		path := filepath.Join(t.TempDir(), RecordingFile)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
