@@ -67,15 +67,20 @@ func (r *Reader) take(n int) ([]byte, error) {
 		// A new chunk, starting with what is left of the old one (packets
 		// already returned keep the old chunk), no bigger than the rest
 		// of the file: a small capture takes no whole chunk.
-		left := len(c.chunk) - c.pos
-		next := make([]byte, max(n, left+int(min(chunkSize, max(r.size-c.read, 0)))))
+		// A record's length comes from the file: the chunk never exceeds
+		// what the file holds, or a few corrupt bytes could ask for 4 GiB.
+		left, rest := len(c.chunk)-c.pos, int(max(r.size-c.read, 0))
+		want := min(n-left, rest)
+		next := make([]byte, left+max(want, min(chunkSize, rest)))
 		copy(next, c.chunk[c.pos:])
-		got, err := io.ReadAtLeast(r.f, next[left:], n-left)
+		got, err := io.ReadAtLeast(r.f, next[left:], want)
 		switch {
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			c.eof = true
 		case err != nil:
 			return nil, err
+		case want < n-left:
+			c.eof = true
 		}
 		c.chunk, c.pos = next[:left+got], 0
 		c.read += int64(got)

@@ -39,7 +39,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 }
 
 // linkFile returns the pcapng bytes LinkWriter produces for frames/cycles.
-func linkBytes(t *testing.T, link string, frames [][]byte, cycles []uint64) []byte {
+func linkBytes(t testing.TB, link string, frames [][]byte, cycles []uint64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewLinkWriter(&buf, link, LinkWriterOptions{})
@@ -51,7 +51,7 @@ func linkBytes(t *testing.T, link string, frames [][]byte, cycles []uint64) []by
 	return buf.Bytes()
 }
 
-func pcapBytes(t *testing.T, frames [][]byte) []byte {
+func pcapBytes(t testing.TB, frames [][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WritePcapTo(&buf, frames))

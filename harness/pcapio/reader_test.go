@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -244,7 +245,7 @@ func TestFormatErrorMessage(t *testing.T) {
 }
 
 // user0Pcapng is a pcapng whose only interface has link type 147 (USER0).
-func user0Pcapng(t *testing.T) []byte {
+func user0Pcapng(t testing.TB) []byte {
 	var buf bytes.Buffer
 	intf := pcapgo.NgInterface{Name: "user", LinkType: layers.LinkType(147), TimestampResolution: 9}
 	w, err := pcapgo.NewNgWriterInterface(&buf, intf, pcapgo.NgWriterOptions{})
@@ -433,4 +434,20 @@ func TestPcapMalformedRecord(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.cause)
 		})
 	}
+}
+
+// TestPcapHugeRecordInATinyFile: the reader must not allocate the length a
+// corrupt record claims (found by FuzzReader: 40 bytes asked for 540 MB).
+func TestPcapHugeRecordInATinyFile(t *testing.T) {
+	bad := bigEndianPcap(0xA1B2C3D4, [][]byte{testFrame(1, 60)}, 1)
+	binary.BigEndian.PutUint32(bad[16:], 0xffffffff) // snap length
+	binary.BigEndian.PutUint32(bad[24+8:], 0xfffffff0)
+	binary.BigEndian.PutUint32(bad[24+12:], 0xfffffff0)
+	path := writeFile(t, "tiny.pcap", bad)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readErr(t, path)
+	runtime.ReadMemStats(&after)
+	requireFormatError(t, err, "packet 1: truncated record")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
 }

@@ -181,8 +181,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			// Count lines up to the offending byte: the library's line is one
-			// late when that byte is the newline.
-			line := 1 + bytes.Count(data[:min(pe.Position.Start, len(data))], []byte("\n"))
+			// late when that byte is the newline. Its offset is -1 for a bad
+			// first byte.
+			line := 1 + bytes.Count(data[:min(max(pe.Position.Start, 0), len(data))], []byte("\n"))
 			return nil, &Error{File: file, Line: line, Key: pe.LastKey, Msg: pe.Message}
 		}
 		// Type mismatches come as plain errors that carry the line and key.
