@@ -502,9 +502,9 @@ func catalogue(t *testing.T) []catCase {
 			require.NoError(t, os.WriteFile(filepath.Join(d, "m", "axis_fifo_64", "Vaxis_fifo_top"), []byte("not a program"), 0o644))
 		}, args: []string{"run", "$D/s.toml", "--out", "$OUT", "--models", "$D/m"}, code: 1, first: `cosim: run: model "a": start $D/m/axis_fifo_64/Vaxis_fifo_top: fork/exec $D/m/axis_fifo_64/Vaxis_fifo_top: permission denied`, out: outFailed},
 		catCase{name: "models/traffic to a port beyond the top", files: map[string][]byte{"s.toml": catEdit(map[int]string{19: `to = "a.in5"`})},
-			args: run(), code: 2, first: "cosim: run: $D/s.toml:19: traffic[0].to: a.in5: top axis_fifo has 1 input ports", out: outFailed, skip: portSkip},
+			args: run(), code: 2, first: "cosim: run: $D/s.toml:19: traffic[0].to: a.in5: top axis_fifo has 1 input ports", out: outFailed},
 		catCase{name: "models/link from a port beyond the top", files: map[string][]byte{"s.toml": catEdit(map[int]string{13: `from = "a.out3"`})},
-			args: run(), code: 2, first: "cosim: run: $D/s.toml:13: link[0].from: a.out3: top axis_fifo has 1 output ports", out: outFailed, skip: portSkip},
+			args: run(), code: 2, first: "cosim: run: $D/s.toml:13: link[0].from: a.out3: top axis_fifo has 1 output ports", out: outFailed},
 	)
 
 	// The model binaries run directly.
@@ -549,10 +549,6 @@ func catalogue(t *testing.T) []catCase {
 	)
 	return cs
 }
-
-// portSkip: the engine, not the parser, knows a top's ports, and its
-// message has neither the line nor the key; the engine is not ours to edit.
-const portSkip = "known defect: a port beyond the top's is reported as FILE: PORT: ..., without the line and key (harness/engine)"
 
 // mkfifo makes a named pipe, which the commands must refuse rather than
 // block on.

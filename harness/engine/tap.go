@@ -119,7 +119,7 @@ func (r *run) addTaps() error {
 		if t.In != "" {
 			m, p := r.sc.Port(t.In)
 			tp.in, tp.hasIn = portRef{m, p}, true
-			if err := r.checkPort(tp.in, true); err != nil {
+			if err := r.checkPort(tp.in, true, fmt.Sprintf("tap.%d.in", len(r.taps))); err != nil {
 				return err
 			}
 			tp.node = r.byName[m]
@@ -127,7 +127,7 @@ func (r *run) addTaps() error {
 		}
 		if t.Out != "" {
 			m, p := r.sc.Port(t.Out)
-			if err := r.checkPort(portRef{m, p}, false); err != nil {
+			if err := r.checkPort(portRef{m, p}, false, fmt.Sprintf("tap.%d.out", len(r.taps))); err != nil {
 				return err
 			}
 			n := r.byName[m]

@@ -134,10 +134,10 @@ func newRun(cfg Config) (_ *run, err error) {
 	}
 	for _, l := range sc.Links {
 		lk := newLink(l, sc, cfg.Seed)
-		if err := r.checkPort(lk.from, false); err != nil {
+		if err := r.checkPort(lk.from, false, fmt.Sprintf("link.%d.from", len(r.links))); err != nil {
 			return nil, err
 		}
-		if err := r.checkPort(lk.to, true); err != nil {
+		if err := r.checkPort(lk.to, true, fmt.Sprintf("link.%d.to", len(r.links))); err != nil {
 			return nil, err
 		}
 		from := r.byName[lk.from.model]
@@ -160,7 +160,7 @@ func newRun(cfg Config) (_ *run, err error) {
 	}()
 	for i, t := range sc.Traffic {
 		model, port := sc.Port(t.To)
-		if err := r.checkPort(portRef{model, port}, true); err != nil {
+		if err := r.checkPort(portRef{model, port}, true, fmt.Sprintf("traffic.%d.to", i)); err != nil {
 			return nil, err
 		}
 		s, err := srcs[i], srcErrs[i]
@@ -171,7 +171,7 @@ func newRun(cfg Config) (_ *run, err error) {
 		r.sources = append(r.sources, s)
 		if t.PauseFrom != "" {
 			pm, pp := sc.Port(t.PauseFrom)
-			if err := r.checkPort(portRef{pm, pp}, false); err != nil {
+			if err := r.checkPort(portRef{pm, pp}, false, fmt.Sprintf("traffic.%d.pause_from", i)); err != nil {
 				return nil, err
 			}
 			n := r.byName[pm]
@@ -237,7 +237,7 @@ func (r *run) makeSources() ([]*source, []error) {
 	var wg sync.WaitGroup
 	for i, t := range sc.Traffic {
 		model, port := sc.Port(t.To)
-		if r.checkPort(portRef{model, port}, true) != nil {
+		if r.checkPort(portRef{model, port}, true, "") != nil {
 			continue // newRun reports it
 		}
 		n := r.byName[model]
@@ -271,14 +271,16 @@ func pfcFrame(f []byte) (enable uint8, times [8]uint16, ok bool) {
 	return f[17], times, true
 }
 
-func (r *run) checkPort(p portRef, in bool) error {
+// checkPort reports a port its model's top lacks, as the scenario's error
+// at key (the port's key in the scenario, dotted as KeyError takes it).
+func (r *run) checkPort(p portRef, in bool, key string) error {
 	n := r.byName[p.model]
-	limit, dir := n.top.Out, "out"
+	limit, dir, name := n.top.Out, "out", p.out()
 	if in {
-		limit, dir = n.top.In, "in"
+		limit, dir, name = n.top.In, "in", p.in()
 	}
 	if p.port >= limit {
-		return &ScenarioError{fmt.Errorf("%s: %s.%s%d: top %s has %d %sput ports", r.sc.File, p.model, dir, p.port, n.top.Name, limit, dir)}
+		return &ScenarioError{r.sc.KeyError(key, "%s: top %s has %d %sput ports", name, n.top.Name, limit, dir)}
 	}
 	return nil
 }

@@ -36,6 +36,16 @@ type Scenario struct {
 	RDMA     []RDMA    `toml:"rdma"`   // RC workloads between NIC models (rdma.go)
 
 	File string `toml:"-"` // where it came from, for messages
+	Text []byte `toml:"-"` // as given: KeyError locates keys in it
+}
+
+// KeyError is a problem found in the scenario after parsing, by what knows
+// more than the parser (the engine knows a top's ports), located as the
+// parser's own errors are: file, the line of key, key. key is dotted, with
+// array indexes as numbers: "traffic.0.to".
+func (s *Scenario) KeyError(key string, format string, args ...any) *Error {
+	k := toml.Key(strings.Split(key, "."))
+	return &Error{File: s.File, Line: keyLine(s.Text, k), Key: keyName(k), Msg: fmt.Sprintf(format, args...)}
 }
 
 // Model is one Verilated RTL top.
@@ -175,7 +185,7 @@ func Load(path string) (*Scenario, error) {
 
 // Parse decodes and checks a scenario; file names it in errors.
 func Parse(file string, data []byte) (*Scenario, error) {
-	s := &Scenario{File: file}
+	s := &Scenario{File: file, Text: data}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(s)
 	if err != nil {
 		var pe toml.ParseError

@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,6 +106,9 @@ func TestLoadFull(t *testing.T) {
 		},
 		File: path,
 	}
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want.Text = text // as given
 	assert.Equal(t, want, s)
 }
 
