@@ -4,7 +4,6 @@ package cosim_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 )
 
 // A model started through a wrapper script runs as the script's child.
@@ -57,16 +57,6 @@ func childPid(t *testing.T, lines []string) int {
 // dead reports a process that is gone or a zombie nobody reaped yet (an
 // orphan's new parent may be slow to reap it).
 func dead(pid int) bool {
-	if gone(pid) {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := len(b) - 1
-	for i > 0 && b[i] != ')' {
-		i--
-	}
-	return i+2 < len(b) && b[i+2] == 'Z'
+	st := cmodeltest.State(pid)
+	return gone(pid) || st == 0 || st == 'Z'
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/cosim"
+	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 )
 
 // bound is how fast every fault must be reported.
@@ -29,16 +29,6 @@ const bound = 2 * time.Second
 
 func gone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
-// stopped reports a process that /proc shows stopped (state T).
-func stopped(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'T'
 }
 
 func contains(lines []string, sub string) bool {
@@ -301,7 +291,7 @@ func TestFaultStoppedModel(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		// The signal is queued, not yet taken: on a busy machine the model
 		// could still answer one window.
-		require.Eventually(t, func() bool { return stopped(pid) }, 5*time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return cmodeltest.State(pid) == 'T' }, 5*time.Second, time.Millisecond)
 	}
 	t0 := time.Now()
 	_, err := m.Step(context.Background(), cosim.Window{Target: m.Cycle() + 10})

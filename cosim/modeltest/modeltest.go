@@ -104,5 +104,20 @@ func Child(name string) int {
 	return 0
 }
 
+// State is the scheduler state letter /proc shows for process pid ('R',
+// 'S', 'T' stopped, 'Z' zombie, ...); 0 when it cannot be read (gone, or
+// no /proc).
+func State(pid int) byte {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold spaces
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
 // Gone reports whether process pid no longer exists.
 func Gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }

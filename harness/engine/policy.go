@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 )
 
@@ -24,7 +25,8 @@ type policy interface {
 // from the models (PFC pausers) or a workload does (a host reacting to
 // completions), nor for taps replayed from a recording.
 func (r *run) policy(lookahead uint64) policy {
-	closedLoop := r.pausing || len(r.workloads) > 0
+	pausable := slices.ContainsFunc(r.sources, func(s *source) bool { return s.pausable })
+	closedLoop := pausable || len(r.workloads) > 0
 	switch {
 	case r.cfg.NoPipeline || closedLoop:
 		return lockStep{}

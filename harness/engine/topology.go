@@ -42,9 +42,6 @@ type topology struct {
 	sources   []*source
 	taps      []*tapPort
 	workloads []Workload
-	// pausing: some source honours the PFC frames of an output port
-	// (node.pausers).
-	pausing bool
 }
 
 // clock is where the run loop stands.
@@ -179,7 +176,6 @@ func newRun(cfg Config) (_ *run, err error) {
 				n.pausers = map[int][]pauser{}
 			}
 			n.pausers[pp] = append(n.pausers[pp], pauser{s, t.PauseLatency})
-			r.pausing = true
 		}
 	}
 	if err := r.addTaps(); err != nil {

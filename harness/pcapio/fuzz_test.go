@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,27 +16,6 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/stretchr/testify/require"
 )
-
-// readAllOf reads every packet of path, returning them and the first error
-// other than io.EOF; the reader is always closed.
-func readAllOf(path string) ([]Packet, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var pkts []Packet
-	for {
-		p, err := r.Next()
-		if err == io.EOF {
-			return pkts, nil
-		}
-		if err != nil {
-			return pkts, err
-		}
-		pkts = append(pkts, p)
-	}
-}
 
 // smallFrames keep the seeds short: the fuzzer minimizes every new
 // input, and each try costs a file, so long seeds stall it for seconds.
@@ -112,7 +90,7 @@ func FuzzReader(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		first, err := readAllOf(path)
+		first, err := ReadAll(path)
 		if err != nil {
 			var fe *FormatError
 			var pe *fs.PathError
@@ -134,7 +112,7 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("packet %d: CaptureLength %d, len(Data) %d", p.Index, p.CaptureLength, len(p.Data))
 			}
 		}
-		second, err2 := readAllOf(path)
+		second, err2 := ReadAll(path)
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("read twice, errors differ: %v, then %v", err, err2)
 		}
