@@ -22,20 +22,26 @@ type packetReport struct {
 	Summary  string              `json:"summary"`
 	OK       bool                `json:"ok"`
 	Problems []wirecheck.Problem `json:"problems"`
-	OpCode   string              `json:"opcode,omitempty"`
-	DestQP   *uint32             `json:"dest_qp,omitempty"`
-	PSN      *uint32             `json:"psn,omitempty"`
-	Payload  *int                `json:"payload_len,omitempty"`
+	// Unchecked: checks the packet did not get, each with its reason.
+	Unchecked []wirecheck.Problem `json:"unchecked,omitempty"`
+	OpCode    string              `json:"opcode,omitempty"`
+	DestQP    *uint32             `json:"dest_qp,omitempty"`
+	PSN       *uint32             `json:"psn,omitempty"`
+	Payload   *int                `json:"payload_len,omitempty"`
 }
 
 // tally counts verdicts over all files.
 type tally struct {
-	packets, roce, macControl, other, invalid int
+	packets, roce, macControl, other, invalid, unchecked int
 }
 
 func (t tally) String() string {
-	return fmt.Sprintf("%d packets: %d RoCEv2, %d MAC control, %d other; %d invalid",
+	s := fmt.Sprintf("%d packets: %d RoCEv2, %d MAC control, %d other; %d invalid",
 		t.packets, t.roce, t.macControl, t.other, t.invalid)
+	if t.unchecked > 0 {
+		s += fmt.Sprintf("; %d not checked in full", t.unchecked)
+	}
+	return s
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -142,6 +148,9 @@ func checkFile(path string, c *wirecheck.Checker, t *tally, emit func(packetRepo
 		if !rep.OK {
 			t.invalid++
 		}
+		if len(rep.Unchecked) > 0 {
+			t.unchecked++
+		}
 		if err := emit(rep); err != nil {
 			return err
 		}
@@ -157,6 +166,9 @@ func verdict(c *wirecheck.Checker, path string, p pcapio.Packet) packetReport {
 		Kind:     res.Kind.String(),
 		Summary:  res.Summary(),
 		Problems: append([]wirecheck.Problem{}, res.Problems...),
+	}
+	if len(res.Unchecked) > 0 {
+		rep.Unchecked = append([]wirecheck.Problem{}, res.Unchecked...)
 	}
 	if p.Truncated() && res.Kind != wirecheck.KindOther {
 		rep.Problems = append(rep.Problems, wirecheck.Problem{
@@ -182,6 +194,9 @@ func printPacket(w io.Writer, rep packetReport) error {
 			}
 			verdict += " " + p.String()
 		}
+	}
+	for _, u := range rep.Unchecked {
+		verdict += "; not checked: " + u.String()
 	}
 	_, err := fmt.Fprintf(w, "%6d  %s  %s\n", rep.Index, rep.Summary, verdict)
 	return err

@@ -576,3 +576,37 @@ func TestCheckCancelled(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "context canceled")
 }
+
+// TestCheckNotCheckedInFull: a RoCEv2 packet behind an IPv6 Hop-by-Hop
+// header is checked but for its ICRC, which the output says with the
+// reason; it is not invalid, and the tally counts it.
+func TestCheckNotCheckedInFull(t *testing.T) {
+	f := build(t, rng(3), roce.RCAcknowledge, framegen.IPv6, 0)
+	ip, _, _ := offsets(t, f)
+	hbh := []byte{f[ip+6], 0, 1, 4, 0, 0, 0, 0} // next header, length 0, PadN of 4 bytes
+	f = slices.Concat(f[:ip+40], hbh, f[ip+40:])
+	f[ip+6] = byte(layers.IPProtocolIPv6HopByHop)
+	binary.BigEndian.PutUint16(f[ip+4:], binary.BigEndian.Uint16(f[ip+4:])+uint16(len(hbh)))
+	path := writePcap(t, t.TempDir(), "hbh.pcap", [][]byte{validFrames(t)[0], f})
+
+	code, stdout, stderr := cosim(t, "check", path)
+	assert.Equal(t, 0, code, stderr)
+	ls := lines(stdout)
+	require.Len(t, ls, 3, stdout)
+	assert.Regexp(t, `^     2  RC ACKNOWLEDGE .*  ok; not checked: icrc: 8 bytes of IPv6 extension headers \(IPv6HopByHop\) precede UDP; `, ls[1])
+	assert.Equal(t, "2 packets: 2 RoCEv2, 0 MAC control, 0 other; 0 invalid; 1 not checked in full", ls[2])
+
+	code, stdout, _ = cosim(t, "check", "--json", path)
+	assert.Equal(t, 0, code)
+	var rep struct {
+		OK        bool `json:"ok"`
+		Unchecked []struct {
+			Code string `json:"code"`
+		} `json:"unchecked"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines(stdout)[1]), &rep))
+	assert.True(t, rep.OK)
+	require.Len(t, rep.Unchecked, 1)
+	assert.Equal(t, "icrc", rep.Unchecked[0].Code)
+	assert.NotContains(t, lines(stdout)[0], "unchecked", "absent when every check ran")
+}

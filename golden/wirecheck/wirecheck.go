@@ -1,11 +1,15 @@
 // Package wirecheck validates Ethernet frames the way the golden codecs see
 // them: RoCEv2 packets (ICRC, IPv4 checksum, IP and UDP lengths, BTH and
 // payload rules) and MAC Control frames (802.1Qbb PFC and 802.3x PAUSE).
-// Anything else is listed as such and is not an error. It is what
+// Anything else is listed as such and is not an error. A frame is RoCEv2
+// when Wireshark would dissect it so (UDP to or from port 4791, behind IPv6
+// extension headers, or a fragment of such a datagram); a check that cannot
+// apply to it is listed in Result.Unchecked with the reason. It is what
 // `cosim check` runs on every packet of a capture.
 package wirecheck
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -22,7 +26,7 @@ type Kind uint8
 
 const (
 	KindOther      Kind = iota // neither RoCEv2 nor MAC Control: listed, not checked
-	KindRoCE                   // UDP destination port 4791
+	KindRoCE                   // UDP to or from port 4791, as Wireshark dissects it
 	KindMACControl             // EtherType 0x8808: PFC or PAUSE
 )
 
@@ -48,6 +52,13 @@ const (
 	CodePayloadLength = "payload-length" // payload size not allowed for the opcode
 	CodeTVer          = "tver"           // BTH transport header version is not 0
 	CodeUnknownOpCode = "unknown-opcode"
+	CodeUDPPort       = "udp-port" // RoCEv2 from port 4791 to another
+)
+
+// Codes of checks a frame did not get, with the reason (Result.Unchecked).
+const (
+	UncheckedICRC     = "icrc"     // the ICRC rule does not cover the frame's headers
+	UncheckedFragment = "fragment" // one IP fragment: checked as far as it goes, not reassembled
 )
 
 // Problem is one rule a frame breaks.
@@ -63,7 +74,10 @@ func (p Problem) String() string { return p.Code + ": " + p.Message }
 type Result struct {
 	Kind     Kind
 	Problems []Problem
-	c        *Checker
+	// Unchecked lists the checks a RoCEv2 frame did not get and why: they
+	// are not problems, and not silently skipped either.
+	Unchecked []Problem
+	c         *Checker
 }
 
 // OK reports whether the frame breaks no rule.
@@ -125,8 +139,13 @@ func (r Result) Summary() string {
 		return fmt.Sprintf("MAC Control %s src=%s", p.Opcode, c.eth.SrcMAC)
 	}
 	prefix := "not RoCE: "
-	if r.Kind == KindRoCE {
+	switch {
+	case r.Kind == KindRoCE && c.chain.fragment:
+		prefix = fmt.Sprintf("RoCEv2, IP fragment at byte %d: ", c.chain.offset)
+	case r.Kind == KindRoCE:
 		prefix = "RoCEv2, BTH cut short: "
+	case c.chain.fragment:
+		prefix = fmt.Sprintf("not RoCE, IP fragment at byte %d: ", c.chain.offset)
 	}
 	names := make([]string, 0, len(c.decoded)+1)
 	for _, t := range c.decoded {
@@ -156,7 +175,11 @@ type Checker struct {
 	decoded []gopacket.LayerType
 	next    gopacket.LayerType
 	probs   []Problem
+	notes   []Problem
 	pfcBuf  []pfc.Problem
+	chain   ipChain // between the IP header and UDP
+	l4      []byte  // the bytes after chain: the UDP header, if any
+	frags   fragments
 }
 
 // NewChecker returns a Checker.
@@ -168,45 +191,64 @@ func NewChecker() *Checker {
 	return c
 }
 
-func (c *Checker) has(t gopacket.LayerType) bool {
-	for _, d := range c.decoded {
-		if d == t {
-			return true
-		}
-	}
-	return false
-}
+func (c *Checker) has(t gopacket.LayerType) bool { return indexOf(c.decoded, t) >= 0 }
 
 func (c *Checker) add(code, format string, args ...any) {
 	c.probs = append(c.probs, Problem{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
+func (c *Checker) note(code, format string, args ...any) {
+	c.notes = append(c.notes, Problem{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// ipv6HeaderLen is the fixed IPv6 header (RFC 8200 section 3).
+const ipv6HeaderLen = 40
+
+// offsetIn returns where sub, a slice of frame as the decoders hand them
+// on, starts in frame.
+func offsetIn(frame, sub []byte) int { return cap(frame) - cap(sub) }
+
+func indexOf(ts []gopacket.LayerType, t gopacket.LayerType) int {
+	for i, d := range ts {
+		if d == t {
+			return i
+		}
+	}
+	return -1
+}
+
 // Check decodes frame (Ethernet, no FCS) and returns every problem found.
 func (c *Checker) Check(frame []byte) Result {
-	c.probs = c.probs[:0]
+	c.probs, c.notes = c.probs[:0], c.notes[:0]
+	c.chain, c.l4 = ipChain{}, nil
 	c.next = gopacket.LayerTypeZero
 	err := c.parser.DecodeLayers(frame, &c.decoded)
 	if n := len(c.decoded); n > 0 {
 		c.next = c.layer(c.decoded[n-1]).NextLayerType()
 	}
+	if e := c.decodeIPChain(frame); e != nil {
+		err = e
+	} else if e := c.decodeBTH(); e != nil {
+		err = e
+	}
 	r := Result{Kind: KindOther, c: c}
 	switch {
 	case c.has(layers.LayerTypeEthernet) && c.eth.EthernetType == pfc.EtherType:
 		r.Kind = KindMACControl
-	case c.has(layers.LayerTypeUDP) && c.udp.DstPort == roce.UDPPort:
+	case c.has(layers.LayerTypeUDP) && (c.udp.DstPort == roce.UDPPort || c.udp.SrcPort == roce.UDPPort):
 		r.Kind = KindRoCE
-	case c.isRoCEStub():
+	case c.isRoCEStub() || c.frags.later(c):
 		r.Kind = KindRoCE
 	}
 	if r.Kind == KindOther {
 		// Not ours to judge; a failure to decode it is not an error either.
 		return r
 	}
-	if err != nil {
-		c.add(CodeTruncated, "%v", err)
-	}
 	switch r.Kind {
 	case KindMACControl:
+		if err != nil {
+			c.add(CodeTruncated, "%v", err)
+		}
 		if c.has(pfc.LayerTypePFC) {
 			c.pfcBuf = pfc.AppendProblems(c.pfcBuf[:0], &c.eth, &c.pfc)
 			for _, p := range c.pfcBuf {
@@ -214,33 +256,114 @@ func (c *Checker) Check(frame []byte) Result {
 			}
 		}
 	case KindRoCE:
-		c.checkIP(frame)
-		if c.has(roce.LayerTypeBTH) {
-			c.checkBTH()
-		} else if err == nil {
-			c.add(CodeTruncated, "the UDP datagram ends before the %d-byte BTH", roce.BTHLen)
-		}
+		c.checkRoCE(frame, err)
 	}
-	r.Problems = c.probs
+	r.Problems, r.Unchecked = c.probs, c.notes
 	return r
 }
 
-// isRoCEStub catches a RoCEv2 frame cut inside its UDP header: the IP
-// header says UDP and the destination port bytes, if present, say 4791.
-func (c *Checker) isRoCEStub() bool {
-	var proto layers.IPProtocol
-	var payload []byte
+// checkRoCE checks a RoCEv2 frame; err is what decoding it left.
+func (c *Checker) checkRoCE(frame []byte, err error) {
+	if c.chain.fragment {
+		c.frags.first(c)
+		if c.has(layers.LayerTypeIPv4) {
+			c.checkIPv4Checksum()
+		}
+		which := "the last"
+		if c.chain.more {
+			which = "more follow"
+		}
+		c.note(UncheckedFragment, "IP fragment at byte %d of its datagram (%s): "+
+			"the datagram is not reassembled, so its lengths, ICRC and BTH are not checked", c.chain.offset, which)
+		return
+	}
+	if err != nil {
+		c.add(CodeTruncated, "%v", err)
+	}
+	if c.has(layers.LayerTypeUDP) && c.udp.DstPort != roce.UDPPort {
+		// IBA Annex A17 (RoCEv2): the destination port 4791 marks the BTH;
+		// the source port is flow entropy. Wireshark dissects either way.
+		c.add(CodeUDPPort, "UDP port %d to %d: RoCEv2 packets go to destination port %d", c.udp.SrcPort, c.udp.DstPort, roce.UDPPort)
+	}
+	c.checkIP(frame)
+	if c.has(roce.LayerTypeBTH) {
+		c.checkBTH()
+	} else if err == nil {
+		c.add(CodeTruncated, "the UDP datagram ends before the %d-byte BTH", roce.BTHLen)
+	}
+}
+
+// decodeIPChain finds what follows the IP header: IPv4 fragmentation, or
+// IPv6 extension headers, behind which it decodes UDP and the BTH itself
+// (gopacket skips a Hop-by-Hop header only and drops it from the payload).
+func (c *Checker) decodeIPChain(frame []byte) error {
 	switch {
 	case c.has(layers.LayerTypeIPv4):
-		proto, payload = c.ip4.Protocol, c.ip4.Payload
-	case c.has(layers.LayerTypeIPv6):
-		proto, payload = c.ip6.NextHeader, c.ip6.Payload
-	default:
+		more := c.ip4.Flags&layers.IPv4MoreFragments != 0
+		c.chain = ipChain{upper: c.ip4.Protocol, fragment: more || c.ip4.FragOffset != 0,
+			offset: int(c.ip4.FragOffset) * 8, more: more}
+		c.l4 = c.ip4.Payload
+		return nil
+	case !c.has(layers.LayerTypeIPv6):
+		return nil
+	case !ipv6Extension(c.ip6.NextHeader):
+		c.chain.upper, c.l4 = c.ip6.NextHeader, c.ip6.Payload
+		return nil
+	}
+	c.decoded = c.decoded[:indexOf(c.decoded, layers.LayerTypeIPv6)+1]
+	start := offsetIn(frame, c.ip6.Contents) + ipv6HeaderLen
+	end := start + int(c.ip6.Length)
+	if end > len(frame) || c.ip6.Length == 0 {
+		end = len(frame)
+	}
+	ch, err := walkIPv6(c.ip6.NextHeader, frame[start:end])
+	c.chain = ch
+	if err != nil {
+		c.next = gopacket.LayerTypeZero
+		return err
+	}
+	c.l4, c.next = frame[start+ch.n:end], ch.upper.LayerType()
+	if !ch.whole() {
+		c.next = gopacket.LayerTypeFragment
+		return nil
+	}
+	if ch.upper != layers.IPProtocolUDP {
+		return nil
+	}
+	if err := c.udp.DecodeFromBytes(c.l4, gopacket.NilDecodeFeedback); err != nil {
+		return err
+	}
+	c.decoded, c.next = append(c.decoded, layers.LayerTypeUDP), c.udp.NextLayerType()
+	return nil
+}
+
+// decodeBTH decodes the BTH after a UDP header to or from port 4791 that
+// the parser left alone: it goes by the destination port first, so UDP
+// from 4791 to a port with a decoder of its own (53) stops there.
+func (c *Checker) decodeBTH() error {
+	if n := len(c.decoded); n == 0 || c.decoded[n-1] != layers.LayerTypeUDP || c.chain.more ||
+		(c.udp.SrcPort != roce.UDPPort && c.udp.DstPort != roce.UDPPort) {
+		return nil
+	}
+	if err := c.bth.DecodeFromBytes(c.udp.Payload, gopacket.NilDecodeFeedback); err != nil {
+		return err
+	}
+	c.decoded, c.next = append(c.decoded, roce.LayerTypeBTH), c.bth.NextLayerType()
+	return nil
+}
+
+// isRoCEStub catches a RoCEv2 frame cut inside its UDP header, or the first
+// fragment of one: the IP header says UDP and the port bytes, as far as
+// present, say 4791.
+func (c *Checker) isRoCEStub() bool {
+	if c.chain.upper != layers.IPProtocolUDP || c.has(layers.LayerTypeUDP) || !c.chain.whole() {
 		return false
 	}
-	const udpDstPort = 2 // offset of the UDP destination port, 2 bytes
-	return proto == layers.IPProtocolUDP && !c.has(layers.LayerTypeUDP) &&
-		len(payload) >= udpDstPort+2 && uint16(payload[udpDstPort])<<8|uint16(payload[udpDstPort+1]) == uint16(roce.UDPPort)
+	const srcPort, dstPort = 0, 2 // offsets in the UDP header, 2 bytes each
+	port := func(off int) bool {
+		return len(c.l4) >= off+2 && layers.UDPPort(binary.BigEndian.Uint16(c.l4[off:])) == roce.UDPPort
+	}
+	return port(dstPort) || port(srcPort)
 }
 
 func (c *Checker) layer(t gopacket.LayerType) gopacket.DecodingLayer {
@@ -266,29 +389,25 @@ func (c *Checker) layer(t gopacket.LayerType) gopacket.DecodingLayer {
 // checkIP checks the IPv4 checksum and the IP and UDP lengths, then the
 // ICRC, which covers them.
 func (c *Checker) checkIP(frame []byte) {
-	var ipLen, ipHeader, present int
+	var ipLen, ipHeader, start int
 	switch {
 	case c.has(layers.LayerTypeIPv4):
-		ipLen, ipHeader = int(c.ip4.Length), len(c.ip4.Contents)
-		present = ipHeader + len(c.ip4.Payload)
-		if checksum.Checksum(c.ip4.Contents) != 0 {
-			c.add(CodeIPv4Checksum, "IPv4 header checksum %#04x does not verify", c.ip4.Checksum)
-		}
+		ipLen, ipHeader, start = int(c.ip4.Length), len(c.ip4.Contents), offsetIn(frame, c.ip4.Contents)
+		c.checkIPv4Checksum()
 	case c.has(layers.LayerTypeIPv6):
-		ipLen, ipHeader = 40+int(c.ip6.Length), 40
-		present = ipHeader + len(c.ip6.Payload)
+		ipLen, ipHeader, start = ipv6HeaderLen+int(c.ip6.Length), ipv6HeaderLen+c.chain.n, offsetIn(frame, c.ip6.Contents)
 	default:
 		return
 	}
-	if present < ipLen {
+	if present := len(frame) - start; present < ipLen {
 		c.add(CodeIPLength, "IP length %d but only %d bytes of IP packet in the frame", ipLen, present)
 		return
 	}
-	start, end, err := roce.IPPacket(frame)
-	if err != nil {
-		c.add(CodeIPLength, "%v", err)
+	if ipLen < ipHeader {
+		c.add(CodeIPLength, "IP length %d is shorter than its %d bytes of headers", ipLen, ipHeader)
 		return
 	}
+	end := start + ipLen
 	// Bytes after the IP packet are Ethernet padding up to 60 bytes; more
 	// than that means the IP length is wrong.
 	if len(frame) > end && len(frame) > 60 {
@@ -300,12 +419,26 @@ func (c *Checker) checkIP(frame []byte) {
 	if !c.has(roce.LayerTypeBTH) {
 		return
 	}
+	if c.chain.n > 0 {
+		// Linux rxe (rxe_icrc_hdr) computes the ICRC over an IPv6 header
+		// followed by UDP, and scapy not at all for IPv6; routers may
+		// rewrite Routing and Hop-by-Hop headers (RFC 8200 4.2, 4.4), which
+		// an invariant CRC cannot cover unmasked. No rule, no verdict.
+		c.note(UncheckedICRC, "%s precede UDP; the RoCEv2 ICRC is defined for an IPv6 header followed directly by UDP", c.chain.describe())
+		return
+	}
 	ok, got, want, err := roce.VerifyICRC(frame[start:end])
 	switch {
 	case err != nil:
 		c.add(CodeICRC, "cannot compute the ICRC: %v", err)
 	case !ok:
 		c.add(CodeICRC, "ICRC %#08x, want %#08x", got, want)
+	}
+}
+
+func (c *Checker) checkIPv4Checksum() {
+	if checksum.Checksum(c.ip4.Contents) != 0 {
+		c.add(CodeIPv4Checksum, "IPv4 header checksum %#04x does not verify", c.ip4.Checksum)
 	}
 }
 

@@ -771,22 +771,25 @@ func TestRoCEDatagramWithoutBTH(t *testing.T) {
 	assert.Contains(t, codes(r), wirecheck.CodeTruncated, "problems: %v", r.Problems)
 }
 
-// TestSourcePort4791IsNotRoCE: RoCEv2 is UDP destination port 4791; the
-// source port is flow entropy.
-func TestSourcePort4791IsNotRoCE(t *testing.T) {
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP,
-		SrcIP: net.IPv4(10, 0, 0, 1).To4(), DstIP: net.IPv4(10, 0, 0, 2).To4()}
-	udp := &layers.UDP{SrcPort: roce.UDPPort, DstPort: 9999}
-	require.NoError(t, udp.SetNetworkLayerForChecksum(ip))
-	for _, n := range []int{4, 12, 40} {
-		f := serialize(t, &layers.Ethernet{SrcMAC: srcMAC, DstMAC: dstMAC, EthernetType: layers.EthernetTypeIPv4},
-			ip, udp, gopacket.Payload(make([]byte, n)))
-		r := wirecheck.NewChecker().Check(f)
-		assert.Equal(t, wirecheck.KindOther, r.Kind, "%d bytes", n)
-		assert.True(t, r.OK(), "%d bytes: %v", n, r.Problems)
-		assert.Nil(t, r.BTH(), "%d bytes", n)
-		assert.Regexp(t, `^not RoCE: Ethernet/IPv4/UDP`, r.Summary())
-	}
+// TestSourcePort4791: Wireshark dissects UDP from port 4791 as RoCEv2
+// whatever the destination port, so the checker takes it as RoCEv2 too, and
+// flags the destination port (IBA Annex A17: RoCEv2 goes to 4791).
+func TestSourcePort4791(t *testing.T) {
+	f := build(t, spec{op: roce.RCAcknowledge})
+	_, udp, _ := offsets(t, f)
+	binary.BigEndian.PutUint16(f[udp:], uint16(roce.UDPPort))
+	binary.BigEndian.PutUint16(f[udp+2:], 18515)
+	r := wirecheck.NewChecker().Check(fixICRC(t, f))
+	require.Equal(t, wirecheck.KindRoCE, r.Kind)
+	assert.Equal(t, []string{wirecheck.CodeUDPPort}, codes(r))
+	assert.Equal(t, "UDP port 4791 to 18515: RoCEv2 packets go to destination port 4791", r.Problems[0].Message)
+	require.NotNil(t, r.BTH())
+	assert.Equal(t, roce.RCAcknowledge, r.BTH().OpCode)
+
+	// Cut inside the UDP header, it is still recognised by its port.
+	r = wirecheck.NewChecker().Check(fitLengths(t, f[:udp+4], udp-20, udp))
+	assert.Equal(t, wirecheck.KindRoCE, r.Kind)
+	assert.Contains(t, codes(r), wirecheck.CodeTruncated)
 }
 
 func TestCheckerReuse(t *testing.T) {
