@@ -222,6 +222,14 @@ func checkRemote(addr string) error {
 
 var (
 	decodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+	// redefined matches the TOML library's messages for a key or table
+	// written twice, or as a table and as an array of tables.
+	redefined    = regexp.MustCompile(`^Key '([^']*)' (has already been defined|was already created and cannot be used as an array|was already created as a hash)\.$`)
+	redefinedMsg = map[string]string{
+		"has already been defined":                           "written twice",
+		"was already created and cannot be used as an array": "already a table ([{key}]), so it cannot also be an array of tables ([[{key}]])",
+		"was already created as a hash":                      "already a table, so it cannot also be a value",
+	}
 	validName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 	portRef   = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)\.(in|out)([0-9]+)$`)
 )

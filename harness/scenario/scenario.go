@@ -194,7 +194,13 @@ func Parse(file string, data []byte) (*Scenario, error) {
 			// late when that byte is the newline. Its offset is -1 for a bad
 			// first byte.
 			line := 1 + bytes.Count(data[:min(max(pe.Position.Start, 0), len(data))], []byte("\n"))
-			return nil, &Error{File: file, Line: line, Key: pe.LastKey, Msg: pe.Message}
+			key, msg := pe.LastKey, pe.Message
+			if m := redefined.FindStringSubmatch(msg); m != nil {
+				// The library names the key in its sentence and not in
+				// LastKey when a table header clashes.
+				key, msg = m[1], strings.ReplaceAll(redefinedMsg[m[2]], "{key}", m[1])
+			}
+			return nil, &Error{File: file, Line: line, Key: key, Msg: msg}
 		}
 		// Type mismatches come as plain errors that carry the line and key.
 		if m := decodeErr.FindStringSubmatch(err.Error()); m != nil {

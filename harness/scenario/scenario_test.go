@@ -229,7 +229,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "syntax error", set: map[int]string{2: `cycles = = 1000`}, line: 2, key: "cycles", msg: "expected value"},
 		{name: "syntax error in a table", set: map[int]string{14: `to = "b.in0" "c.in0"`}, line: 14, key: "link", msg: "expected"},
 		{name: "unterminated string", set: map[int]string{19: `to = "a.in0`}, line: 19, key: "traffic.to", msg: "strings cannot contain newlines"},
-		{name: "key defined twice", set: map[int]string{3: `cycles = 5`}, line: 3, key: "cycles", msg: "already been defined"},
+		{name: "key defined twice", set: map[int]string{3: `cycles = 5`}, line: 3, key: "cycles", msg: "written twice"},
+		{name: "table then array of tables", set: map[int]string{4: `[model]`}, line: 8, key: "model", msg: "already a table ([model]), so it cannot also be an array of tables ([[model]])"},
+		{name: "table written twice", set: map[int]string{3: "[bridge]\n[bridge]"}, line: 4, key: "bridge", msg: "written twice"},
 		{name: "unknown top-level key", set: map[int]string{3: `bogus = 1`}, line: 3, key: "bogus", msg: "unknown key"},
 		// The library names keys of [[tables]] without the entry index.
 		{name: "unknown key in second model", set: map[int]string{11: `colour = "red"`}, line: 11, key: "model[1].colour", msg: "unknown key"},
