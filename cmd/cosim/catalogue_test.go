@@ -52,6 +52,9 @@ type catCase struct {
 	first string
 	out   outWant
 	skip  string
+	// check, if set, looks further at the case's directory ($D) and the
+	// whole of stderr.
+	check func(t *testing.T, dir, stderr string)
 }
 
 // catBase is a valid scenario on two axis_fifo models; its numbered lines
@@ -637,47 +640,53 @@ func TestCatalogue(t *testing.T) {
 		seen[c.name] = true
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.skip != "" {
-				t.Skip(c.skip)
-			}
-			d := t.TempDir()
-			for name, b := range c.files {
-				require.NoError(t, os.WriteFile(filepath.Join(d, name), b, 0o644))
-			}
-			if c.setup != nil {
-				c.setup(t, d)
-			}
-			out := filepath.Join(d, "out")
-			expand := func(s string) string {
-				return strings.NewReplacer("$D", d, "$OUT", out, "$M", models).Replace(s)
-			}
-			args := make([]string, len(c.args))
-			for i, a := range c.args {
-				args[i] = expand(a)
-			}
-			var code int
-			var stderr string
-			if len(args) > 0 && args[0] == "@model" {
-				code, stderr = runModel(t, filepath.Join(models, "axis_fifo_64", "Vaxis_fifo_top"), args[1:])
-			} else {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				code, _, stderr, _ = cli(ctx, args...)
-				require.NoError(t, ctx.Err(), "the case did not end in time")
-			}
-			first := strings.SplitN(stderr, "\n", 2)[0]
-			assert.Equal(t, c.code, code, "exit status; stderr:\n%s", stderr)
-			if strings.HasPrefix(c.first, "~") {
-				// The directory goes into the pattern quoted.
-				re := strings.ReplaceAll(c.first[1:], `\$D`, regexp.QuoteMeta(d))
-				assert.Regexp(t, re, first, "first line of stderr")
-			} else {
-				want := expand(c.first)
-				assert.True(t, strings.HasPrefix(first, want), "first line of stderr\nwant prefix: %s\n         got: %s", want, first)
-			}
-			checkOut(t, c.out, out)
-		})
+		t.Run(c.name, func(t *testing.T) { runCatCase(t, models, c) })
+	}
+}
+
+// runCatCase runs one case with the models in models.
+func runCatCase(t *testing.T, models string, c catCase) {
+	if c.skip != "" {
+		t.Skip(c.skip)
+	}
+	d := t.TempDir()
+	for name, b := range c.files {
+		require.NoError(t, os.WriteFile(filepath.Join(d, name), b, 0o644))
+	}
+	if c.setup != nil {
+		c.setup(t, d)
+	}
+	out := filepath.Join(d, "out")
+	expand := func(s string) string {
+		return strings.NewReplacer("$D", d, "$OUT", out, "$M", models).Replace(s)
+	}
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = expand(a)
+	}
+	var code int
+	var stderr string
+	if len(args) > 0 && args[0] == "@model" {
+		code, stderr = runModel(t, filepath.Join(models, "axis_fifo_64", "Vaxis_fifo_top"), args[1:])
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		code, _, stderr, _ = cli(ctx, args...)
+		require.NoError(t, ctx.Err(), "the case did not end in time")
+	}
+	first := strings.SplitN(stderr, "\n", 2)[0]
+	assert.Equal(t, c.code, code, "exit status; stderr:\n%s", stderr)
+	if strings.HasPrefix(c.first, "~") {
+		// The directory goes into the pattern quoted.
+		re := strings.ReplaceAll(c.first[1:], `\$D`, regexp.QuoteMeta(d))
+		assert.Regexp(t, re, first, "first line of stderr")
+	} else {
+		want := expand(c.first)
+		assert.True(t, strings.HasPrefix(first, want), "first line of stderr\nwant prefix: %s\n         got: %s", want, first)
+	}
+	checkOut(t, c.out, out)
+	if c.check != nil {
+		c.check(t, d, stderr)
 	}
 }
 

@@ -127,8 +127,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		s.release()
 	}
 	s := r.summary(time.Since(start), runErr)
-	if err := r.finish(s); err != nil && runErr == nil {
-		runErr = err
+	if err := r.finish(s); err != nil {
+		// Said even after a failure: results that could not be saved.
+		runErr = errors.Join(runErr, err)
 	}
 	return s, runErr
 }

@@ -101,12 +101,20 @@ func notStarted(cfg Config, err error) (*Summary, error) {
 	return s, err
 }
 
+// writeSummary writes summary.json whole or not at all: a full disk leaves
+// no truncated summary for a tool to misread.
 func writeSummary(dir string, s *Summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644)
+	path := filepath.Join(dir, "summary.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("summary.json not written: %w", err)
+	}
+	return os.Rename(tmp, path)
 }
 
 // CounterLines gives each model's non-zero DUT counters on one line,
@@ -278,9 +286,15 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 // finish closes the pcapng and writes summary.json; both happen on failed
 // runs too, so a failure can be studied.
 func (r *run) finish(s *Summary) error {
-	var errs []error
+	var errs, bad []error
 	for _, w := range r.pcaps {
-		errs = append(errs, w.Close())
+		if err := w.Close(); err != nil {
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) > 0 {
+		// One cause (a full disk) fails them all: said once.
+		errs = append(errs, fmt.Errorf("%d of %d captures not written in full; the first: %w", len(bad), len(r.pcaps), bad[0]))
 	}
 	errs = append(errs, writeSummary(r.cfg.OutDir, s))
 	errs = append(errs, r.sb.Errors()...)
