@@ -35,10 +35,21 @@ func self(t testing.TB, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// SIGINT ends `cosim bridge` cleanly: the traffic in flight drains, the
-// summary, the pcapng files and the recording are written, the exit status
-// is 0, and the TAPs the bridge created (one with offload) are gone.
-func TestBridgeSIGINT(t *testing.T) {
+// liveBridge is a `cosim bridge` subprocess on two TAPs it creates (the
+// second with segmentation offload), both up and carrying the kernel's
+// own IPv6 chatter (neighbour and multicast listener messages) through
+// the switch.
+type liveBridge struct {
+	cmd     *exec.Cmd
+	setup   *netns.Setup
+	devs    []string
+	out     string
+	printed *strings.Builder // stdout, complete once exited has a value
+	stderr  *bytes.Buffer
+	exited  chan error
+}
+
+func startBridge(t *testing.T) *liveBridge {
 	netnstest.NeedTUN(t)
 	models, err := filepath.Abs(needModels(t, "switch4_512"))
 	require.NoError(t, err)
@@ -46,66 +57,105 @@ func TestBridgeSIGINT(t *testing.T) {
 	setup, err := netns.NewSetup("cb")
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, setup.Cleanup()) })
-	devs := []string{setup.Name(), setup.Name()}
+	b := &liveBridge{setup: setup, devs: []string{setup.Name(), setup.Name()}, printed: &strings.Builder{},
+		stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "bridge.toml")
 	text := twoTaps("create = true")
-	for i, d := range devs {
+	for i, d := range b.devs {
 		text = strings.Replace(text, fmt.Sprintf("name = \"h%d\"\n", i+1), fmt.Sprintf("name = \"h%d\"\ndevice = %q\n", i+1, d), 1)
 	}
-	// h2's TAP with segmentation offload: the chatter crosses both kinds.
-	text = strings.Replace(text, fmt.Sprintf("device = %q\n", devs[1]), fmt.Sprintf("device = %q\noffload = true\n", devs[1]), 1)
+	text = strings.Replace(text, fmt.Sprintf("device = %q\n", b.devs[1]), fmt.Sprintf("device = %q\noffload = true\n", b.devs[1]), 1)
 	require.Contains(t, text, "offload = true")
 	require.NoError(t, os.WriteFile(scen, []byte(text), 0o644))
-	out := filepath.Join(dir, "out")
+	b.out = filepath.Join(dir, "out")
 
-	cmd := self(t, "bridge", scen, "--out", out, "--models", models)
-	stdout, err := cmd.StdoutPipe()
+	b.cmd = self(t, "bridge", scen, "--out", b.out, "--models", models)
+	stdout, err := b.cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
+	b.cmd.Stderr = b.stderr
+	require.NoError(t, b.cmd.Start())
+	t.Cleanup(func() { b.cmd.Process.Kill() })
 	lines := bufio.NewScanner(stdout)
-	var printed strings.Builder
 	for lines.Scan() {
-		printed.WriteString(lines.Text() + "\n")
+		b.printed.WriteString(lines.Text() + "\n")
 		if strings.HasPrefix(lines.Text(), "bridging;") {
 			break
 		}
 	}
 	go func() {
 		rest, _ := io.ReadAll(stdout)
-		printed.Write(rest)
-		exited <- cmd.Wait()
+		b.printed.Write(rest)
+		b.exited <- b.cmd.Wait()
 	}()
-	// Up, the TAPs carry the kernel's own IPv6 chatter (neighbour and
-	// multicast listener messages) through the switch.
-	for _, d := range devs {
+	for _, d := range b.devs {
 		require.NoError(t, waitFor(func() bool { _, err := tap.Inspect(d); return err == nil }), "the bridge creates %s", d)
 		require.NoError(t, setup.Origin().LinkUp(d))
 	}
 	time.Sleep(1500 * time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	return b
+}
+
+// wait returns the bridge's exit error once it has ended by itself.
+func (b *liveBridge) wait(t *testing.T, why string) error {
+	t.Helper()
 	select {
-	case err := <-exited:
-		require.NoError(t, err, "exit status; stdout:\n%s\nstderr:\n%s", printed.String(), stderr.String())
+	case err := <-b.exited:
+		return err
 	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("cosim bridge did not end after SIGINT; stderr:\n%s", stderr.String())
+		b.cmd.Process.Kill()
+		t.Fatalf("cosim bridge did not end after %s; stderr:\n%s", why, b.stderr.String())
+		return nil
 	}
-	assert.Contains(t, printed.String(), "PASS")
-	assert.Contains(t, stderr.String(), "bridge ", "live counters on stderr")
-	s := summaryOf(t, out)
-	assert.Equal(t, true, s["pass"])
-	assert.Contains(t, s, "taps")
-	_, err = bridge.LoadRecording(filepath.Join(out, bridge.RecordingFile))
+}
+
+// ended checks what every end of a session leaves: the recording, the
+// captures, and no TAP the bridge created.
+func (b *liveBridge) ended(t *testing.T) {
+	t.Helper()
+	_, err := bridge.LoadRecording(filepath.Join(b.out, bridge.RecordingFile))
 	assert.NoError(t, err)
-	assert.NotEmpty(t, capture(t, out))
-	for _, d := range devs {
+	assert.NotEmpty(t, capture(t, b.out))
+	for _, d := range b.devs {
 		_, err := tap.Inspect(d)
 		assert.ErrorIs(t, err, tap.ErrNotFound, "the bridge removes the TAP %s it created", d)
 	}
+}
+
+// SIGINT ends `cosim bridge` cleanly: the traffic in flight drains, the
+// summary, the pcapng files and the recording are written, the exit status
+// is 0, and the TAPs the bridge created (one with offload) are gone.
+func TestBridgeSIGINT(t *testing.T) {
+	b := startBridge(t)
+	require.NoError(t, b.cmd.Process.Signal(os.Interrupt))
+	err := b.wait(t, "SIGINT")
+	require.NoError(t, err, "exit status; stdout:\n%s\nstderr:\n%s", b.printed.String(), b.stderr.String())
+	assert.Contains(t, b.printed.String(), "PASS")
+	assert.Contains(t, b.stderr.String(), "bridge ", "live counters on stderr")
+	s := summaryOf(t, b.out)
+	assert.Equal(t, true, s["pass"])
+	assert.Contains(t, s, "taps")
+	b.ended(t)
+}
+
+// A TAP deleted mid-session ends the session by itself: what is in flight
+// drains and is checked, the summary (pass false, the reason), the pcapng
+// files and the recording are written, the other TAP is removed, and the
+// exit status is 1 with a message naming the tap and its device.
+func TestBridgeTAPGone(t *testing.T) {
+	b := startBridge(t)
+	require.NoError(t, tap.Delete(b.devs[0]))
+	err := b.wait(t, "its TAP was deleted")
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr:\n%s", b.stderr.String())
+	assert.Equal(t, 1, ee.ExitCode())
+	want := fmt.Sprintf("tap h1: device %s is gone (", b.devs[0])
+	assert.Contains(t, b.stderr.String(), "cosim: bridge: "+want)
+	s := summaryOf(t, b.out)
+	assert.Equal(t, false, s["pass"])
+	assert.Contains(t, s["error"], want)
+	assert.Equal(t, float64(0), s["mismatched"], "what the switch emitted was still checked")
+	b.ended(t)
 }
 
 // Without root, `cosim bridge` cannot create a TAP and `cosim tap-demo`

@@ -173,11 +173,6 @@ func (s *Session) run(ctx context.Context, cfg engine.Config) {
 	s.cancel()
 	s.closeOpened()
 	s.sum, s.err = sum, errors.Join(err, s.rec.close())
-	for _, p := range s.live.ports {
-		if perr := p.Err(); perr != nil {
-			s.err = errors.Join(s.err, fmt.Errorf("tap %s stopped reading: %w", p.Name(), perr))
-		}
-	}
 }
 
 // Stop ends the session cleanly: no more host frames are read, what is in

@@ -69,7 +69,9 @@
 // Drops are counted per tap and reason in summary.json ("taps", and
 // "drops" as tap_<reason>) and on the live status line; nothing is lost
 // without a count. Frames to a host that its TAP refuses count as
-// to_host_oversize or to_host_error.
+// to_host_oversize or to_host_error. A TAP whose reads fail for good (the
+// device was deleted) counts read_error and ends the session: it drains
+// and fails with the tap's name (engine.Live.Err).
 //
 // # Record and replay
 //

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,8 @@ func (l *live) start() {
 	inputs := false
 	for _, p := range l.ports {
 		p.streaming = &l.streaming
+		// stop waits for this reader too: not from inside it.
+		p.failed = func() { go l.stop() }
 		go p.read()
 		go p.writer()
 		if p.input {
@@ -143,6 +146,15 @@ func (l *live) stop() {
 		}
 		close(l.over)
 	})
+}
+
+// Err implements engine.Live: why readers ended the session, if they did.
+func (l *live) Err() error {
+	var errs []error
+	for _, p := range l.ports {
+		errs = append(errs, p.Err())
+	}
+	return errors.Join(errs...)
 }
 
 // closeWriters ends the writers once the engine is done delivering.

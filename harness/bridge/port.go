@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"sync"
@@ -69,6 +70,7 @@ type port struct {
 	stopping atomic.Bool
 	done     chan struct{} // closed when the reader has ended
 	readErr  error         // why the reader ended early, if it did
+	failed   func()        // called once the reader ends early
 	slab     []byte        // where the reader copies frames to (padded)
 }
 
@@ -116,11 +118,15 @@ func (p *port) readFailed(err error) bool {
 		// A deadline without a stop: nothing to count.
 	default:
 		// The device is gone or broken (deleted under us, closed): a
-		// retry would spin. Count it and let the status line say why.
+		// retry would spin. Count it, and end the session: a host cut off
+		// mid-session is a broken session, not a quiet one.
 		p.drop(DropReadError)
 		p.mu.Lock()
 		p.readErr = err
 		p.mu.Unlock()
+		if p.failed != nil {
+			p.failed()
+		}
 		return true
 	}
 	return false
@@ -302,6 +308,13 @@ func (p *port) counts() engine.TapStats {
 // away), or nil.
 func (p *port) Err() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.readErr
+	err := p.readErr
+	p.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	if _, ierr := tap.Inspect(p.dev.Name()); errors.Is(ierr, tap.ErrNotFound) {
+		return fmt.Errorf("tap %s: device %s is gone (%w); the session ended there", p.name, p.dev.Name(), err)
+	}
+	return fmt.Errorf("tap %s: device %s stopped reading (%w); the session ended there", p.name, p.dev.Name(), err)
 }

@@ -122,6 +122,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		// an interruption) never saw its end, and reports only what it saw.
 		r.sb.Drain(r.cycle)
 	}
+	if runErr == nil && cfg.Live != nil {
+		runErr = cfg.Live.Err()
+	}
 	r.closeModels()
 	for _, s := range r.sources {
 		s.release()

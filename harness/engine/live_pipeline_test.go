@@ -40,6 +40,7 @@ func (l *queuedHosts) Ready() bool {
 
 // Wait: nothing more will come once the queues are empty.
 func (l *queuedHosts) Wait(ctx context.Context) bool { return l.Ready() && ctx.Err() == nil }
+func (l *queuedHosts) Err() error                    { return nil }
 
 // Take gives what waits, stamped start, up to budget bytes (the frame that
 // crosses it still goes), as a live bridge port does.

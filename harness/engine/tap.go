@@ -65,6 +65,10 @@ type Live interface {
 	// Wait blocks until Ready (true), or the session is over or ctx is
 	// done (false). Frames read before the end are still taken.
 	Wait(ctx context.Context) bool
+	// Err is why the live side ended the session on its own (a host's
+	// device went away), or nil: the run drains as at a normal end and
+	// then fails with it.
+	Err() error
 }
 
 // Live window lengths when Config leaves them 0, in cycles. Short windows
