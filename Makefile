@@ -18,7 +18,8 @@ SOAK_SEED ?= 1
 # Tools the tests need, as Debian packages, with the command that proves
 # each one is there. python3-scapy is only importable by Debian's own
 # /usr/bin/python3.
-DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++ ccache:ccache
+DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++ ccache:ccache \
+        chromium:chromium gtkwave:gtkwave lcov:genhtml slurm-wlm:slurmctld munge:munged
 
 .PHONY: help deps build cosim test bench soak mutants lint fuzz clean tap-demo
 
@@ -32,7 +33,7 @@ help: ## list the targets
 	@echo "usage: make <target>"
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
-deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache (apt-get as root; otherwise says what to install)
+deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache, Chromium, GTKWave, lcov, Slurm, munge (apt-get as root; otherwise says what to install)
 	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
 	@missing=""; \
 	for d in $(DEPS); do \
