@@ -15,13 +15,14 @@ SOAK_MESSAGES ?= 20000
 SOAK_SEEDS ?= 4
 SOAK_SEED ?= 1
 
-# Tools the tests need, as Debian packages, with the command that proves
-# each one is there. python3-scapy is only importable by Debian's own
-# /usr/bin/python3.
-DEPS := verilator:verilator tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 g++:g++ ccache:ccache \
+# Tools, as Debian packages, with the command that proves each one is
+# there: DEPS_COSIM for `make cosim`, DEPS for everything the tests need.
+# python3-scapy is only importable by Debian's own /usr/bin/python3.
+DEPS_COSIM := verilator:verilator g++:g++ ccache:ccache
+DEPS := $(DEPS_COSIM) tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 \
         chromium:chromium gtkwave:gtkwave lcov:genhtml slurm-wlm:slurmctld munge:munged
 
-.PHONY: help deps build cosim test bench soak mutants lint fuzz clean tap-demo
+.PHONY: help deps deps-cosim build cosim test bench soak mutants lint fuzz clean tap-demo
 
 # Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`;
 # quiet output unless V=1 (Q, sim_say).
@@ -34,9 +35,18 @@ help: ## list the targets
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
 deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache, Chromium, GTKWave, lcov, Slurm, munge (apt-get as root; otherwise says what to install)
+	$(call install_deps,$(DEPS))
+
+# deps-cosim: only what `make cosim` needs.
+deps-cosim:
+	$(call install_deps,$(DEPS_COSIM))
+
+# $(call install_deps,PKG:CMD ...): install the packages whose command is
+# missing, as root with apt-get; otherwise say what to install.
+define install_deps
 	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 or newer is missing: install it from https://go.dev/dl/ and put it on PATH"; exit 1; }
 	@missing=""; \
-	for d in $(DEPS); do \
+	for d in $1; do \
 	  pkg=$${d%%:*}; cmd=$${d##*:}; \
 	  if [ "$$cmd" = scapy ]; then /usr/bin/python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1 || missing="$$missing $$pkg"; \
 	  else command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; fi; \
@@ -52,6 +62,7 @@ deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache, Chrom
 	  echo "deps: install them as root with: apt-get install$$missing"; \
 	  exit 1; \
 	fi
+endef
 
 build: models $(BUILD)/cosim ## build the cosim command and every Verilator model into build/
 
@@ -64,7 +75,7 @@ $(BUILD)/cosim:
 # Only the models the default scenario needs, and without profile feedback
 # (their binaries, not `models`' PGO stamps): a run of a few seconds gains
 # less than the training costs. `make build` rebuilds them with it.
-cosim: deps $(BUILD)/cosim $(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m)) ## run the main job: the built-in default scenario through the RTL, every frame checked (builds only what it needs)
+cosim: deps-cosim $(BUILD)/cosim $(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m)) ## run the main job: the built-in default scenario through the RTL, every frame checked (builds only what it needs)
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
 test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
