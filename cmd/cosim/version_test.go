@@ -1,14 +1,17 @@
 package main
 
 import (
-	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/engine"
@@ -56,49 +59,73 @@ func TestVersionText(t *testing.T) {
 // engine.SummaryFormat must change with summary.json's layout: this pins the
 // layout of engine.Summary (JSON names and types, recursively). When it
 // fails, bump engine.SummaryFormat and pin the new fingerprint.
-func TestSummaryFormatPinned(t *testing.T) {
-	var b strings.Builder
-	jsonLayout(&b, reflect.TypeOf(engine.Summary{}), map[reflect.Type]bool{})
-	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(b.String())))[:16]
-	assert.Equal(t, map[int]string{2: "4f840a1395e04abb"}, map[int]string{engine.SummaryFormat: sum},
-		"engine.Summary changed (summary.json is now %s): bump engine.SummaryFormat and pin the new fingerprint", b.String())
+// TestSummaryLayoutOnlyGrows holds summary.json to its rule: within a
+// format, fields are only ever added. Every field of
+// testdata/summary_layout.txt (the layout of the current format, one
+// "path type" per line) must still be there with its type; a field
+// removed, renamed or retyped needs a new engine.SummaryFormat and a new
+// layout file. Added fields go into the file with -update, and into the
+// field list of cmd/cosim/README.md.
+func TestSummaryLayoutOnlyGrows(t *testing.T) {
+	var got []string
+	jsonLayout(&got, "", reflect.TypeOf(engine.Summary{}))
+	slices.Sort(got)
+	path := filepath.Join("testdata", "summary_layout.txt")
+	head := fmt.Sprintf("# summary.json format %d: path type, one field per line (TestSummaryLayoutOnlyGrows)", engine.SummaryFormat)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(head+"\n"+strings.Join(got, "\n")+"\n"), 0o644))
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Equal(t, head, lines[0], "%s is the layout of another format: a new format needs its own layout (-update)", path)
+	pinned := lines[1:]
+	var gone, added []string
+	for _, l := range pinned {
+		if !slices.Contains(got, l) {
+			gone = append(gone, l)
+		}
+	}
+	for _, l := range got {
+		if !slices.Contains(pinned, l) {
+			added = append(added, l)
+		}
+	}
+	assert.Empty(t, gone, "fields removed, renamed or retyped: that breaks summary.json format %d; bump engine.SummaryFormat and rewrite %s with -update", engine.SummaryFormat, path)
+	assert.Empty(t, added, "fields added: rewrite %s with -update and list them in cmd/cosim/README.md", path)
 }
 
-// jsonLayout writes t as encoding/json sees it: field names, not Go names.
-func jsonLayout(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
+// jsonLayout lists t's fields as encoding/json writes them, one "path
+// type" each: "links[].matched int", "counters{}{}.dut uint64".
+func jsonLayout(out *[]string, path string, t reflect.Type) {
 	switch t.Kind() {
 	case reflect.Pointer:
-		jsonLayout(b, t.Elem(), seen)
+		jsonLayout(out, path, t.Elem())
 	case reflect.Slice, reflect.Array:
-		b.WriteString("[")
-		jsonLayout(b, t.Elem(), seen)
-		b.WriteString("]")
+		jsonLayout(out, path+"[]", t.Elem())
 	case reflect.Map:
-		b.WriteString("{" + t.Key().Kind().String() + ":")
-		jsonLayout(b, t.Elem(), seen)
-		b.WriteString("}")
+		jsonLayout(out, path+"{}", t.Elem())
 	case reflect.Struct:
-		if seen[t] {
-			b.WriteString(t.Name())
-			return
-		}
-		seen[t] = true
-		b.WriteString("{")
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if !f.IsExported() || name == "-" {
 				continue
 			}
+			if f.Anonymous && name == "" {
+				jsonLayout(out, path, f.Type) // encoding/json lifts its fields
+				continue
+			}
 			if name == "" {
 				name = f.Name
 			}
-			b.WriteString(name + ":")
-			jsonLayout(b, f.Type, seen)
-			b.WriteString(",")
+			p := name
+			if path != "" {
+				p = path + "." + name
+			}
+			jsonLayout(out, p, f.Type)
 		}
-		b.WriteString("}")
 	default:
-		b.WriteString(t.Kind().String())
+		*out = append(*out, path+" "+t.Kind().String())
 	}
 }

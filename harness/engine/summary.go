@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/rocesim/cosim/cosim"
+	"github.com/rocesim/cosim/harness/scoreboard"
 )
 
-// SummaryFormat is the version of summary.json's layout: it changes when a
-// field is renamed, removed or changes its meaning or type
-// (cmd/cosim TestSummaryFormatPinned pins the layout).
+// SummaryFormat is the version of summary.json's layout. Within a format
+// fields are only ever added; it changes when a field is renamed, removed
+// or changes its meaning or type (cmd/cosim TestSummaryLayoutOnlyGrows
+// holds the layout to that).
 const SummaryFormat = 2
 
 // Summary is summary.json.
@@ -50,6 +52,13 @@ type Summary struct {
 	// that did not complete with success, host memory that is not what the
 	// messages leave (rdma.go), or DUT memory unlike the golden model's.
 	Workload []string `json:"workload_failures,omitempty"`
+	// ClockMHz converts cycles to time, for reports.
+	ClockMHz float64 `json:"clock_mhz"`
+	// Links is each checked stream's share of the frame counts.
+	Links []scoreboard.StreamCounts `json:"links"`
+	// Problems are the scoreboard's problems reported in full (the first
+	// 20), each with its neighbourhood pcapng.
+	Problems []scoreboard.Problem `json:"problems,omitempty"`
 	// Waited is what the run loop waited for: the largest share says
 	// what bounds the run's speed.
 	Waited Waits  `json:"waited"`
@@ -93,7 +102,10 @@ func notStarted(cfg Config, err error) (*Summary, error) {
 		Format: SummaryFormat, Protocol: cosim.ProtoVersion,
 		Scenario: cfg.Scenario.Name, Seed: cfg.Seed, Error: err.Error(),
 		Drops: map[string]int{}, Faults: map[string]int{}, Counters: map[string]map[string]CounterPair{},
-		Stalls: map[string]Stalls{},
+		Stalls: map[string]Stalls{}, Links: []scoreboard.StreamCounts{},
+	}
+	if cfg.Scenario != nil {
+		s.ClockMHz = cfg.Scenario.ClockMHz
 	}
 	if werr := writeSummary(cfg.OutDir, s); werr != nil {
 		return s, errors.Join(err, werr)
@@ -269,6 +281,7 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		s.Error = runErr.Error()
 	}
 	s.Workload = r.workFails
+	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
 	for _, f := range s.Workload {
 		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
 	}

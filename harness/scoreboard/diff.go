@@ -14,9 +14,9 @@ import (
 
 // FieldDiff is one field that differs between the wanted and the got frame.
 type FieldDiff struct {
-	Field string // e.g. "BTH.PSN", "IPv4.TOS", "frame.length"
-	Want  string
-	Got   string
+	Field string `json:"field"` // e.g. "BTH.PSN", "IPv4.TOS", "frame.length"
+	Want  string `json:"want"`
+	Got   string `json:"got"`
 }
 
 func (d FieldDiff) String() string { return fmt.Sprintf("%s want %s got %s", d.Field, d.Want, d.Got) }

@@ -100,6 +100,7 @@ type stream struct {
 	index   int                  // frames observed so far
 	skipped int                  // expectations consumed so far
 	held    *held                // a frame that matched nothing, judged on the next one
+	counts  Counts               // this stream's share of the run's tally
 }
 
 // Scoreboard compares frames. Not safe for concurrent use.
@@ -110,7 +111,27 @@ type Scoreboard struct {
 	next     int                         // the recent slot to fill next
 	counts   Counts
 	problems int
+	detailed []Problem // the problems reported in full, in order
 	errs     []error
+}
+
+// Problem is one problem the scoreboard reported in full, for summaries
+// and reports (the text report has the hex dumps).
+type Problem struct {
+	Kind     string      `json:"kind"` // MISMATCH, MISSING or UNEXPECTED
+	Stream   string      `json:"link"`
+	Cycle    uint64      `json:"cycle"`
+	Packet   int         `json:"packet,omitempty"`    // expected frame number on the stream
+	DUTFrame int         `json:"dut_frame,omitempty"` // DUT frame number on the stream
+	Cause    string      `json:"cause,omitempty"`
+	Diffs    []FieldDiff `json:"fields,omitempty"`
+	File     string      `json:"file,omitempty"` // the neighbourhood pcapng, if written
+}
+
+// StreamCounts is one stream's tally.
+type StreamCounts struct {
+	Stream string `json:"link"`
+	Counts
 }
 
 // New returns an empty scoreboard.
@@ -158,6 +179,7 @@ func (s *Scoreboard) stream(st Stream) *stream {
 func (s *Scoreboard) Expect(st Stream, e Expected) {
 	s.counts.Expected++
 	x := s.stream(st)
+	x.counts.Expected++
 	x.want.Push(e)
 }
 
@@ -169,6 +191,7 @@ func (s *Scoreboard) Expect(st Stream, e Expected) {
 func (s *Scoreboard) Observe(st Stream, f Frame) {
 	s.counts.Observed++
 	x := s.stream(st)
+	x.counts.Observed++
 	x.index++
 	idx := x.index
 	defer func() {
@@ -192,6 +215,7 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 	}
 	if same(want[0], f) {
 		s.counts.Matched++
+		x.counts.Matched++
 		x.pop()
 		return
 	}
@@ -200,11 +224,13 @@ func (s *Scoreboard) Observe(st Stream, f Frame) {
 		if same(want[k], f) {
 			for j := 0; j < k; j++ {
 				s.counts.Missing++
+				x.counts.Missing++
 				e := x.want.Items()[0]
 				s.report(st, x, Frame{Cycle: f.Cycle}, &e, "MISSING", 0, nil)
 				x.pop()
 			}
 			s.counts.Matched++
+			x.counts.Matched++
 			x.pop()
 			return
 		}
@@ -238,12 +264,14 @@ type held struct {
 
 func (s *Scoreboard) unexpected(st Stream, x *stream, f Frame, idx int) {
 	s.counts.Unexpected++
+	x.counts.Unexpected++
 	s.report(st, x, f, nil, "UNEXPECTED", idx, nil)
 }
 
 func (s *Scoreboard) mismatch(st Stream, x *stream, f Frame, idx int) {
 	e := x.pop()
 	s.counts.Mismatched++
+	x.counts.Mismatched++
 	diffs := Diff(e.Data, f.Data)
 	if e.HasCycle && e.Cycle != f.Cycle {
 		diffs = append(diffs, FieldDiff{"cycle", fmt.Sprint(e.Cycle), fmt.Sprint(f.Cycle)})
@@ -290,6 +318,7 @@ func (s *Scoreboard) Drain(cycle uint64) {
 		for x.want.Len() > 0 {
 			e := x.want.Items()[0]
 			s.counts.Missing++
+			x.counts.Missing++
 			s.report(st, x, Frame{Cycle: cycle}, &e, "MISSING", 0, nil)
 			x.pop()
 		}
@@ -298,6 +327,19 @@ func (s *Scoreboard) Drain(cycle uint64) {
 
 // Counts returns the tally so far.
 func (s *Scoreboard) Counts() Counts { return s.counts }
+
+// Streams returns each stream's tally, in stream order.
+func (s *Scoreboard) Streams() []StreamCounts {
+	out := make([]StreamCounts, 0, len(s.streams))
+	for _, st := range s.sortedStreams() {
+		out = append(out, StreamCounts{Stream: st.String(), Counts: s.streams[st].counts})
+	}
+	return out
+}
+
+// Problems returns the problems reported in full (Config.Details), in
+// the order they were found.
+func (s *Scoreboard) Problems() []Problem { return s.detailed }
 
 // Errors returns failures to write neighbourhood files.
 func (s *Scoreboard) Errors() []error { return s.errs }
@@ -333,17 +375,22 @@ func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, wha
 		return
 	}
 	w := s.cfg.Report
+	p := Problem{Kind: what, Stream: st.String(), Cycle: got.Cycle, Diffs: diffs}
 	fmt.Fprintf(w, "%s run=%s seed=%d link=%s cycle=%d", what, s.cfg.Run, s.cfg.Seed, st, got.Cycle)
 	switch what {
 	case "MISMATCH":
-		fmt.Fprintf(w, " packet=#%d dut_frame=#%d", x.skipped, dutFrame) // pop came first
+		p.Packet, p.DUTFrame = x.skipped, dutFrame // pop came first
+		fmt.Fprintf(w, " packet=#%d dut_frame=#%d", p.Packet, dutFrame)
 	case "MISSING":
-		fmt.Fprintf(w, " packet=#%d", x.skipped+1)
+		p.Packet = x.skipped + 1
+		fmt.Fprintf(w, " packet=#%d", p.Packet)
 	default:
+		p.DUTFrame = dutFrame
 		fmt.Fprintf(w, " dut_frame=#%d", dutFrame)
 	}
 	if want != nil && want.cause() != "" {
-		fmt.Fprintf(w, " cause=%s", want.cause())
+		p.Cause = want.cause()
+		fmt.Fprintf(w, " cause=%s", p.Cause)
 	}
 	fmt.Fprintln(w)
 	for _, d := range diffs {
@@ -361,9 +408,11 @@ func (s *Scoreboard) report(st Stream, x *stream, got Frame, want *Expected, wha
 		if err := s.writeNeighbourhood(path, st, x, got, want, what); err != nil {
 			s.errs = append(s.errs, err)
 		} else {
+			p.File = filepath.Base(path)
 			fmt.Fprintf(w, "  neighbourhood: %s\n", path)
 		}
 	}
+	s.detailed = append(s.detailed, p)
 }
 
 func firstDiff(want *Expected, got Frame) int {

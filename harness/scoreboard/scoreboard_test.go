@@ -198,6 +198,38 @@ func TestMismatchReport(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out, line), "both dumps start at the differing line:\n%s", out)
 }
 
+// TestProblemsAndStreams: the problems reported in full are kept as
+// records (kind, link, cycle, packet, cause, fields, file) and every
+// stream has its own tally, for summaries and reports.
+func TestProblemsAndStreams(t *testing.T) {
+	fs := roceFrames(t, 3, 3)
+	psn := psnOf(t, fs[1])
+	dir := t.TempDir()
+	sb := scoreboard.New(scoreboard.Config{Run: "r", Seed: 1, Dir: dir})
+	nic1 := scoreboard.Stream{Model: "nic1", Port: 0}
+	for i, f := range fs {
+		sb.Expect(nic0, scoreboard.Expected{Data: f, Cause: "in", CauseSeq: uint32(i + 1), HasCauseSeq: true})
+	}
+	sb.Expect(nic1, scoreboard.Expected{Data: fs[0]})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 10, Data: fs[0]})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 20, Data: withPSN(t, fs[1], (psn+1)&roce.PSNMask, true)})
+	sb.Observe(nic0, scoreboard.Frame{Cycle: 30, Data: fs[2]})
+	sb.Drain(40)
+
+	assert.Equal(t, []scoreboard.StreamCounts{
+		{Stream: "icrc.out0", Counts: scoreboard.Counts{Expected: 3, Observed: 3, Matched: 2, Mismatched: 1}},
+		{Stream: "nic1.out0", Counts: scoreboard.Counts{Expected: 1, Missing: 1}},
+	}, sb.Streams())
+	ps := sb.Problems()
+	require.Len(t, ps, 2)
+	assert.Equal(t, scoreboard.Problem{Kind: "MISMATCH", Stream: "icrc.out0", Cycle: 20, Packet: 2, DUTFrame: 2, Cause: "in #2",
+		Diffs: ps[0].Diffs, File: "mismatch-001.pcapng"}, ps[0])
+	require.NotEmpty(t, ps[0].Diffs)
+	assert.Equal(t, "BTH.PSN", ps[0].Diffs[0].Field)
+	assert.Equal(t, scoreboard.Problem{Kind: "MISSING", Stream: "nic1.out0", Cycle: 40, Packet: 1, File: "mismatch-002.pcapng"}, ps[1])
+	assert.FileExists(t, filepath.Join(dir, ps[1].File))
+}
+
 func TestLostFrameResyncs(t *testing.T) {
 	fs := roceFrames(t, 4, 8)
 	var rep bytes.Buffer
