@@ -20,7 +20,7 @@ SOAK_SEED ?= 1
 # python3-scapy is only importable by Debian's own /usr/bin/python3.
 DEPS_COSIM := verilator:verilator g++:g++ ccache:ccache
 DEPS := $(DEPS_COSIM) tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 \
-        chromium:chromium gtkwave:gtkwave lcov:genhtml slurm-wlm:slurmctld munge:munged
+        chromium:chromium gtkwave:gtkwave lcov:genhtml slurm-wlm:slurmctld munge:munged libxml2-utils:xmllint
 
 .PHONY: help deps deps-cosim build cosim test bench soak mutants lint fuzz clean tap-demo
 
@@ -34,7 +34,7 @@ help: ## list the targets
 	@echo "usage: make <target>"
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 16
 
-deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache, Chromium, GTKWave, lcov, Slurm, munge (apt-get as root; otherwise says what to install)
+deps: ## install Verilator, tshark, scapy, iproute2, ping, iperf3, ccache, Chromium, GTKWave, lcov, Slurm, munge, xmllint (apt-get as root; otherwise says what to install)
 	$(call install_deps,$(DEPS))
 
 # deps-cosim: only what `make cosim` needs.

@@ -19,7 +19,7 @@ import (
 	"github.com/rocesim/cosim/harness/tap"
 )
 
-const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D] [--no-pcap] [--no-boost]"
+const bridgeUsage = "usage: cosim bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--step-timeout D] [--keep-warm D] [--no-pcap] [--no-boost] [--junit FILE]"
 
 // runBridge is `cosim bridge`: the scenario's models against its TAP
 // devices, in real time, until SIGINT or SIGTERM (ctx).
@@ -33,6 +33,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)
 	noBoost := fs.Bool("no-boost", false, noBoostHelp)
+	junitPath := fs.String("junit", "", junitHelp)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, bridgeUsage)
 		fs.PrintDefaults()
@@ -57,7 +58,12 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			s = *seed
 		}
 	})
+	ju, err := createJUnit(*junitPath)
+	if err != nil {
+		return fail(exitBadInput, "bridge: --junit: %v", err)
+	}
 	if err := usableOut(*out); err != nil {
+		ju.write(nil, "")
 		return fail(exitBadInput, "bridge: --out %s: %v", *out, err)
 	}
 	fmt.Fprintf(stdout, "bridge %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
@@ -71,6 +77,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		NoLinkPcaps: *noPcap, Boost: boost,
 	})
 	if err != nil {
+		ju.write(nil, "") // nothing ran: no results
 		if badDevice(err) {
 			return fail(exitBadInput, "bridge: %v", err)
 		}
@@ -83,10 +90,14 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case <-session.Done(): // the run ended by itself: a model failed
 	}
 	sum, err := session.Wait()
+	rec := filepath.Join(*out, bridge.RecordingFile)
+	replay := fmt.Sprintf("cosim run --replay %s --out %s-replay", rec, strings.TrimSuffix(*out, "/"))
 	if sum != nil {
 		printSummary(stdout, sum)
-		rec := filepath.Join(*out, bridge.RecordingFile)
-		fmt.Fprintf(stdout, "recording %s; replay it with: cosim run --replay %s --out %s-replay\n", rec, rec, strings.TrimSuffix(*out, "/"))
+		fmt.Fprintf(stdout, "recording %s; replay it with: %s\n", rec, replay)
+	}
+	if jerr := ju.write(sum, replay); jerr != nil {
+		err = errors.Join(err, jerr)
 	}
 	var bad *engine.ScenarioError
 	switch {

@@ -22,9 +22,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	noPcap := fs.Bool("no-pcap", false, "write no pcapng per link (mismatch files still are): for long campaigns, whose captures take gigabytes and much of the CPU")
+	junitPath := fs.String("junit", "", junitHelp)
 	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -64,9 +65,19 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if seedSet {
 		s = *seed
 	}
+	ju, err := createJUnit(*junitPath)
+	if err != nil {
+		return fail(exitBadInput, "run: --junit: %v", err)
+	}
 	if err := usableOut(*out); err != nil {
+		ju.write(nil, "")
 		return fail(exitBadInput, "run: --out %s: %v", *out, err)
 	}
+	again := scenarioArg(rest)
+	if rp != nil {
+		again += " --replay " + *replay
+	}
+	rerun := fmt.Sprintf("cosim run%s --seed %d", again, s)
 	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
 	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout,
 		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, NoLinkPcaps: *noPcap}
@@ -80,6 +91,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sum != nil {
 		printSummary(stdout, sum)
 	}
+	if jerr := ju.write(sum, rerun); jerr != nil {
+		err = errors.Join(err, jerr)
+	}
 	var bad *engine.ScenarioError
 	if errors.As(err, &bad) {
 		// Bad input, like the parser's errors: exit 2. Found before
@@ -90,11 +104,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fail(exitInterrupted, "run: %v; what ran is in %s", err, *out)
 	}
 	if err != nil {
-		again := scenarioArg(rest)
-		if rp != nil {
-			again += " --replay " + *replay
-		}
-		return fail(exitFailed, "run: %v\nrerun with: cosim run%s --seed %d", err, again, s)
+		return fail(exitFailed, "run: %v\nrerun with: %s", err, rerun)
 	}
 	if !sum.Pass {
 		return fail(exitFailed, "run: FAIL (seed %d); details above and in %s", s, *out)

@@ -52,6 +52,9 @@ type Summary struct {
 	// that did not complete with success, host memory that is not what the
 	// messages leave (rdma.go), or DUT memory unlike the golden model's.
 	Workload []string `json:"workload_failures,omitempty"`
+	// Workloads names the run's closed-loop workloads; each failure
+	// starts with one of them.
+	Workloads []string `json:"workloads,omitempty"`
 	// ClockMHz converts cycles to time, for reports.
 	ClockMHz float64 `json:"clock_mhz"`
 	// Links is each checked stream's share of the frame counts.
@@ -281,6 +284,9 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		s.Error = runErr.Error()
 	}
 	s.Workload = r.workFails
+	for _, w := range r.workloads {
+		s.Workloads = append(s.Workloads, w.Name())
+	}
 	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
 	for _, f := range s.Workload {
 		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)

@@ -13,6 +13,9 @@ import (
 // leave open (harness/workload/rdma posts RDMA work requests and reacts to
 // completions). The engine calls it from its run loop only.
 type Workload interface {
+	// Name names it in summaries and reports ("rdma0"); its failures
+	// start with it.
+	Name() string
 	// Reaction is the fewest cycles between a frame a model emits and a
 	// frame the workload gives because of it: no window is longer, so a
 	// reaction never reaches back into a window already run.

@@ -79,7 +79,7 @@ func Run(t *testing.T, c Campaign) {
 	if testing.Short() {
 		t.Skip("builds a model per mutant")
 	}
-	mutants := loadMutants(t, c)
+	mutants := loadMutants(t, c, "mutants.toml")
 	if only := os.Getenv("COSIM_MUTANTS"); only != "" {
 		names := strings.Split(only, ",")
 		mutants = slices.DeleteFunc(mutants, func(m mutant) bool { return !slices.Contains(names, m.Name) })
@@ -120,13 +120,29 @@ func Run(t *testing.T, c Campaign) {
 	t.Logf("%s mutants: %d\n%s", c.Device, len(mutants), strings.Join(table, "\n"))
 }
 
-// loadMutants reads and checks mutants.toml, in the test's directory.
-func loadMutants(t *testing.T, c Campaign) []mutant {
+// Build builds c's mutant called name and returns the directory of its
+// models (c.Model mutated, c.With beside it): for tests outside the
+// campaign that need a device with a known bug.
+func Build(t *testing.T, c Campaign, name string) string {
+	cmodeltest.NeedTool(t, "make")
+	cmodeltest.NeedTool(t, "verilator")
+	modeltest.NeedModels(t, c.With...)
+	for _, m := range loadMutants(t, c, filepath.Join(root, "rtl", c.Device, "tb", "mutants.toml")) {
+		if m.Name == name {
+			return buildMutant(t, c, m)
+		}
+	}
+	t.Fatalf("no mutant %s in rtl/%s/tb/mutants.toml", name, c.Device)
+	return ""
+}
+
+// loadMutants reads and checks the campaign's mutants from path.
+func loadMutants(t *testing.T, c Campaign, path string) []mutant {
 	var f struct {
 		Mutant []mutant `toml:"mutant"`
 	}
 	name := "rtl/" + c.Device + "/tb/mutants.toml"
-	md, err := toml.DecodeFile("mutants.toml", &f)
+	md, err := toml.DecodeFile(path, &f)
 	require.NoError(t, err)
 	require.Empty(t, md.Undecoded(), "unknown keys in %s", name)
 	require.NotEmpty(t, f.Mutant)

@@ -67,6 +67,8 @@ func setup(ws *engine.WorkloadSetup) ([]engine.Workload, error) {
 // completion.
 func (x *rdma) Reaction() uint64 { return x.hostLatency }
 
+func (x *rdma) Name() string { return x.name }
+
 // Due gives a NIC the command records its host posts before end (in1).
 func (x *rdma) Due(model string, end uint64, frames []cosim.Frame) []cosim.Frame {
 	return x.due(x.byModel[model], end, frames)
