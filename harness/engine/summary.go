@@ -55,6 +55,9 @@ type Summary struct {
 	// Workloads names the run's closed-loop workloads; each failure
 	// starts with one of them.
 	Workloads []string `json:"workloads,omitempty"`
+	// CompletionLatency is, per workload that times its messages, the
+	// cycles from a post to its completion.
+	CompletionLatency map[string]*LatencyStats `json:"completion_latency_cycles,omitempty"`
 	// ClockMHz converts cycles to time, for reports.
 	ClockMHz float64 `json:"clock_mhz"`
 	// Links is each checked stream's share of the frame counts.
@@ -286,6 +289,14 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	s.Workload = r.workFails
 	for _, w := range r.workloads {
 		s.Workloads = append(s.Workloads, w.Name())
+		if l, ok := w.(Latencies); ok {
+			if st := latencyStats(l.Latencies()); st != nil {
+				if s.CompletionLatency == nil {
+					s.CompletionLatency = map[string]*LatencyStats{}
+				}
+				s.CompletionLatency[w.Name()] = st
+			}
+		}
 	}
 	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
 	for _, f := range s.Workload {

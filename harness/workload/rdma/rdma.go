@@ -38,6 +38,7 @@ type rdma struct {
 	hostLatency uint64
 	fails       []string
 	byModel     map[string]int // NIC model -> its side
+	latencies   []uint64       // post to completion of each send work request, cycles
 }
 
 // rdmaSide is one NIC and its host.
@@ -99,6 +100,7 @@ type rdmaMsg struct {
 	id   uint64
 	from *rdmaSide
 	q    int
+	post uint64 // the cycle its host posted it
 }
 
 // nicAddr is the MAC and IPv4 address of NIC k of workload i.
@@ -332,6 +334,7 @@ func (x *rdma) postSend(s *rdmaSide, q *rdmaQP, cycle uint64) {
 	m.slot = q.free[0]
 	q.free = q.free[1:]
 	m.id = uint64(s.k)<<56 | uint64(q.q)<<48 | q.seq
+	m.post = cycle
 	q.seq++
 	q.byID[m.id] = m
 	p := s.peer
@@ -413,6 +416,7 @@ func (x *rdma) completion(k int, rec []byte, last uint64) {
 		x.fail("%s: send completion %v, want %v", s.model, c, want)
 	} else {
 		q.sendOK++
+		x.latencies = append(x.latencies, last-m.post)
 	}
 	q.free = append(q.free, m.slot)
 	if q.next < len(q.msgs) {

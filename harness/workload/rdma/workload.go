@@ -69,6 +69,10 @@ func (x *rdma) Reaction() uint64 { return x.hostLatency }
 
 func (x *rdma) Name() string { return x.name }
 
+// Latencies are the cycles from each send work request's post to its
+// successful completion (engine.Latencies).
+func (x *rdma) Latencies() []uint64 { return x.latencies }
+
 // Due gives a NIC the command records its host posts before end (in1).
 func (x *rdma) Due(model string, end uint64, frames []cosim.Frame) []cosim.Frame {
 	return x.due(x.byModel[model], end, frames)
