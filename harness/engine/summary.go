@@ -60,6 +60,8 @@ type Summary struct {
 	CompletionLatency map[string]*LatencyStats `json:"completion_latency_cycles,omitempty"`
 	// ClockMHz converts cycles to time, for reports.
 	ClockMHz float64 `json:"clock_mhz"`
+	// Models says what each model is, for reports: its RTL top and width.
+	Models map[string]ModelInfo `json:"models"`
 	// Links is each checked stream's share of the frame counts.
 	Links []scoreboard.StreamCounts `json:"links"`
 	// Problems are the scoreboard's problems reported in full (the first
@@ -89,6 +91,12 @@ type Waits struct {
 	Hosts float64 `json:"hosts_seconds"`
 }
 
+// ModelInfo is one model of the run.
+type ModelInfo struct {
+	Top       string `json:"top"`
+	DataWidth int    `json:"data_width"`
+}
+
 // Stalls is one model's backpressure, in cycles.
 type Stalls struct {
 	Source uint64 `json:"source"`
@@ -108,7 +116,7 @@ func notStarted(cfg Config, err error) (*Summary, error) {
 		Format: SummaryFormat, Protocol: cosim.ProtoVersion,
 		Scenario: cfg.Scenario.Name, Seed: cfg.Seed, Error: err.Error(),
 		Drops: map[string]int{}, Faults: map[string]int{}, Counters: map[string]map[string]CounterPair{},
-		Stalls: map[string]Stalls{}, Links: []scoreboard.StreamCounts{},
+		Stalls: map[string]Stalls{}, Links: []scoreboard.StreamCounts{}, Models: map[string]ModelInfo{},
 	}
 	if cfg.Scenario != nil {
 		s.ClockMHz = cfg.Scenario.ClockMHz
@@ -262,8 +270,10 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		Drops: r.drops, Faults: r.faults, Counters: r.ctrs, Stuck: r.stuck,
 		Stalls: map[string]Stalls{},
 	}
+	s.Models = map[string]ModelInfo{}
 	for _, n := range r.nodes {
 		s.Stalls[n.name] = n.stalls
+		s.Models[n.name] = ModelInfo{Top: n.spec.Top, DataWidth: n.width}
 	}
 	r.tapStats(s)
 	if wall > 0 {
