@@ -96,9 +96,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		printSummary(stdout, sum)
 		fmt.Fprintf(stdout, "recording %s; replay it with: %s\n", rec, replay)
 	}
-	if jerr := ju.write(sum, replay); jerr != nil {
-		err = errors.Join(err, jerr)
-	}
+	err = results(err, *out, sum, ju, replay)
 	var bad *engine.ScenarioError
 	switch {
 	case errors.As(err, &bad):

@@ -91,9 +91,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sum != nil {
 		printSummary(stdout, sum)
 	}
-	if jerr := ju.write(sum, rerun); jerr != nil {
-		err = errors.Join(err, jerr)
-	}
+	err = results(err, *out, sum, ju, rerun)
 	var bad *engine.ScenarioError
 	if errors.As(err, &bad) {
 		// Bad input, like the parser's errors: exit 2. Found before

@@ -60,7 +60,7 @@ func latencyBucket(v uint64) (lo, hi uint64) {
 		return v, v + 1
 	}
 	e := 63 - uint(bits.LeadingZeros64(v)) // 2^e <= v < 2^(e+1)
-	step := uint64(1) << (e - 2)        // four buckets per octave
+	step := uint64(1) << (e - 2)           // four buckets per octave
 	lo = v &^ (step - 1)
 	return lo, lo + step
 }
