@@ -125,9 +125,13 @@ func TestWireLayout(t *testing.T) {
 		hex  string
 	}{
 		{"HELLO", Msg{Type: MsgHello, Cycle: 0x10, Hello: Hello{DataWidth: 64, InPorts: 2, OutPorts: 3, Text: "name=x"}},
-			"0100 0000 16000000 1000000000000000" + "01000000 40000000 0200 0300 06000000" + "6e616d653d78"},
+			"0100 0000 16000000 1000000000000000" + "02000000 40000000 0200 0300 06000000" + "6e616d653d78"},
 		{"HELLO_ACK", Msg{Type: MsgHelloAck, HelloAck: HelloAck{Trace: true, TracePath: "t", Seed: 0x0102030405060708, SrcGapPct: 0x11, SinkStallPct: 0x22}},
-			"0200 0100 19000000 0000000000000000" + "01000000 01000000 0807060504030201 1100 2200 00000000" + "74"},
+			"0200 0100 29000000 0000000000000000" + "02000000 01000000 0807060504030201 1100 2200 00000000" +
+				"0000000000000000 ffffffffffffffff" + "74"},
+		{"HELLO_ACK window", Msg{Type: MsgHelloAck, HelloAck: HelloAck{Trace: true, TracePath: "t", TraceFrom: 0x100, TraceTo: 0x200}},
+			"0200 0100 29000000 0000000000000000" + "02000000 01000000 0000000000000000 0000 0000 00000000" +
+				"0001000000000000 0002000000000000" + "74"},
 		{"FRAME", Msg{Type: MsgFrame, Frame: Frame{Port: 0x0102, Seq: 0x03040506, Cycle: 0x0a0b, LastCycle: 0x0c0d, Bad: true, Data: []byte{0xee, 0xff}}},
 			"0300 0100 12000000 0b0a000000000000" + "0201 0000 06050403 0d0c000000000000" + "eeff"},
 		{"ACCEPT", Msg{Type: MsgAccept, Accept: Accept{Port: 1, Seq: 2, Cycle: 3, LastCycle: 4}},
@@ -213,7 +217,7 @@ func TestDecodeRejects(t *testing.T) {
 		return bytes.Join([][]byte{u32(version), u32(64), u16(1), u16(1), u32(textLen), []byte(text)}, nil)
 	}
 	ackBody := func(version uint32) []byte {
-		return bytes.Join([][]byte{u32(version), u32(0), u64(0), u16(0), u16(0), u32(0)}, nil)
+		return bytes.Join([][]byte{u32(version), u32(0), u64(0), u16(0), u16(0), u32(0), u64(0), u64(0)}, nil)
 	}
 	for _, tc := range []struct {
 		name    string
@@ -233,11 +237,11 @@ func TestDecodeRejects(t *testing.T) {
 		{"run with body", raw(MsgRun, 0, 1, 0, []byte{0}), MsgRun, "want exactly 0", nil},
 		{"run with flags", raw(MsgRun, 1, 0, 0), MsgRun, "undefined flag bits 0x0001", nil},
 		{"frame flag 2", raw(MsgFrame, 2, 17, 0, make([]byte, 17)), MsgFrame, "undefined flag bits 0x0002", nil},
-		{"hello version 2", raw(MsgHello, 0, 22, 0, helloBody(2, 6, "name=x")), MsgHello, "protocol version 2", ErrVersion},
-		{"hello version 2, other layout", raw(MsgHello, 0, 4, 0, u32(2)), MsgHello, "protocol version 2", ErrVersion},
-		{"hello_ack version 0", raw(MsgHelloAck, 0, 24, 0, ackBody(0)), MsgHelloAck, "protocol version 0", ErrVersion},
-		{"hello text_len short", raw(MsgHello, 0, 22, 0, helloBody(1, 5, "name=x")), MsgHello, "text_len 5, but 6 bytes", nil},
-		{"hello text_len huge", raw(MsgHello, 0, 22, 0, helloBody(1, 0xffffffff, "name=x")), MsgHello, "text_len 4294967295", nil},
+		{"hello version 1", raw(MsgHello, 0, 22, 0, helloBody(1, 6, "name=x")), MsgHello, "protocol version 1", ErrVersion},
+		{"hello version 3, other layout", raw(MsgHello, 0, 4, 0, u32(3)), MsgHello, "protocol version 3", ErrVersion},
+		{"hello_ack version 0", raw(MsgHelloAck, 0, 40, 0, ackBody(0)), MsgHelloAck, "protocol version 0", ErrVersion},
+		{"hello text_len short", raw(MsgHello, 0, 22, 0, helloBody(ProtoVersion, 5, "name=x")), MsgHello, "text_len 5, but 6 bytes", nil},
+		{"hello text_len huge", raw(MsgHello, 0, 22, 0, helloBody(ProtoVersion, 0xffffffff, "name=x")), MsgHello, "text_len 4294967295", nil},
 		{"error text_len", raw(MsgError, 0, 9, 0, u32(1), u32(0), []byte("x")), MsgError, "text_len 0, but 1 bytes", nil},
 		{"mem_write length", raw(MsgMemWrite, 0, 18, 0, u64(0), u32(3), u32(0), []byte{1, 2}), MsgMemWrite, "length 3, but 2 bytes", nil},
 		{"mem_read too long", raw(MsgMemRead, 0, 16, 0, u64(0), u32(MaxMemLen+1), u32(0)), MsgMemRead, "above the maximum", nil},

@@ -209,7 +209,7 @@ func TestFaultWrongVersion(t *testing.T) {
 	var pe *cosim.ProtocolError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, cosim.MsgHello, pe.Msg)
-	assert.Contains(t, err.Error(), "protocol version 2, this side speaks 1")
+	assert.Contains(t, err.Error(), "protocol version 3, this side speaks 2")
 	assert.NoError(t, m.Close(), "a failed model closes quietly")
 	// We told the model why, with an ERROR it printed before exiting.
 	assert.True(t, contains(m.LastOutput(), "harness sent ERROR 2"), "%q", m.LastOutput())

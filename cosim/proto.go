@@ -3,6 +3,7 @@ package cosim
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // The socket protocol, harness side. The model side is sim/proto.h; the
@@ -10,7 +11,7 @@ import (
 // the conversation; every integer is little-endian.
 
 // ProtoVersion is the protocol version both sides must agree on.
-const ProtoVersion = 1
+const ProtoVersion = 2 // 2: HELLO_ACK carries the trace window
 
 // MaxBody bounds one message body: a frame or memory block is at most 1 MiB.
 const MaxBody = 1 << 20
@@ -60,7 +61,7 @@ const (
 const (
 	HeaderLen   = 16
 	helloLen    = 16
-	helloAckLen = 24
+	helloAckLen = 40
 	frameLen    = 16
 	acceptLen   = 16
 	doneLen     = 24
@@ -105,11 +106,27 @@ type Hello struct {
 
 // HelloAck is the harness's answer to Hello.
 type HelloAck struct {
-	Trace        bool
-	TracePath    string
+	Trace     bool
+	TracePath string
+	// TraceFrom and TraceTo bound what the trace holds: cycles
+	// TraceFrom..TraceTo-1; TraceTo 0 is to the end of the run.
+	TraceFrom    uint64
+	TraceTo      uint64
 	Seed         uint64
 	SrcGapPct    uint16
 	SinkStallPct uint16
+}
+
+// traceEnd maps HelloAck.TraceTo to the wire and back: 0 (no end) there
+// is UINT64_MAX on the wire, which sim/proto.h reads as no end.
+func traceEnd(to uint64) uint64 {
+	switch to {
+	case 0:
+		return math.MaxUint64
+	case math.MaxUint64:
+		return 0
+	}
+	return to
 }
 
 // Frame is a frame entering (Port is an input) or leaving (an output) a model.

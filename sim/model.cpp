@@ -64,7 +64,7 @@ std::string hello_text(const ModelInfo& info, const Options& opt) {
 }
 
 void Instance::start(const Options& opt, const DutFactory& make, const std::string& trace_path,
-                     const Backpressure& bp) {
+                     const TraceWindow& window, const Backpressure& bp) {
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->commandArgs(opt.argc, opt.argv);
     ctx_->fatalOnError(true);  // hooks.cpp turns every stop into an RtlStop
@@ -72,7 +72,7 @@ void Instance::start(const Options& opt, const DutFactory& make, const std::stri
     if (tracing) ctx_->traceEverOn(true);  // before the model is built
     dut_ = make(*ctx_);
     if (tracing) dut_->trace_open(trace_path);
-    sim_ = std::make_unique<Sim>(*ctx_, *dut_, bp, tracing, opt.dma_read_latency);
+    sim_ = std::make_unique<Sim>(*ctx_, *dut_, bp, tracing ? window : TraceWindow{}, opt.dma_read_latency);
     sim_->reset();
 }
 

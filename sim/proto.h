@@ -9,7 +9,7 @@
 //
 // Conversation (one round trip per window, never per cycle or per frame):
 //   model   -> harness  HELLO        name, data width, ports, parameters
-//   harness -> model    HELLO_ACK    trace flag, seed, backpressure settings
+//   harness -> model    HELLO_ACK    trace flag and window, seed, backpressure settings
 //   then per window:
 //   harness -> model    FRAME* CSR_WRITE* CSR_READ* MEM_WRITE* MEM_READ* RUN
 //   model   -> harness  ACCEPT* FRAME* CSR_DATA* MEM_DATA* DONE
@@ -22,7 +22,7 @@
 
 namespace cosim {
 
-constexpr uint32_t kProtoVersion = 1;
+constexpr uint32_t kProtoVersion = 2;  // 2: HELLO_ACK carries the trace window
 constexpr uint32_t kMaxBody = 1u << 20;  // a frame or memory block is at most 1 MiB
 
 enum MsgType : uint16_t {
@@ -72,8 +72,12 @@ struct HelloAckBody {
     uint16_t src_gap_pct;   // percent of cycles a source holds tvalid low between beats
     uint16_t sink_stall_pct;// percent of cycles a sink holds tready low
     uint32_t reserved;
+    // With kAckTrace: cycles trace_from..trace_to-1 go into the trace, the
+    // rest do not (0 and UINT64_MAX: all of them).
+    uint64_t trace_from;
+    uint64_t trace_to;
 };
-static_assert(sizeof(HelloAckBody) == 24, "hello ack layout");
+static_assert(sizeof(HelloAckBody) == 40, "hello ack layout");
 
 // kFrame flags.
 constexpr uint16_t kFrameBad = 1;  // tuser[0] on the last beat: a bad frame

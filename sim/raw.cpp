@@ -49,7 +49,7 @@ int run_raw(const Options& opt, const ModelInfo& info, const DutFactory& make) {
     }
     Instance model;
     try {
-        model.start(opt, make, opt.trace_path, Backpressure{opt.seed, opt.gap_pct, opt.stall_pct});
+        model.start(opt, make, opt.trace_path, TraceWindow{0, UINT64_MAX}, Backpressure{opt.seed, opt.gap_pct, opt.stall_pct});
         Sim& sim = model.sim();
         const uint32_t ports = info.in_ports;
         std::vector<uint64_t> sent(ports, 0);

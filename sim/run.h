@@ -43,8 +43,10 @@ struct Options {
 class Instance {
 public:
     // Creates the context and the model, opens the trace when trace_path is
-    // not empty, and resets the DUT. Throws ModelError, std::runtime_error.
-    void start(const Options& opt, const DutFactory& make, const std::string& trace_path, const Backpressure& bp);
+    // not empty (it holds the cycles of window), and resets the DUT.
+    // Throws ModelError, std::runtime_error.
+    void start(const Options& opt, const DutFactory& make, const std::string& trace_path, const TraceWindow& window,
+               const Backpressure& bp);
     // Closes the trace and calls final(), once; safe after any failure.
     void stop();
     Sim& sim() { return *sim_; }

@@ -379,11 +379,17 @@ void Session::start(const MsgHeader& h) {
                                            std::to_string(a.src_gap_pct) + " and " + std::to_string(a.sink_stall_pct));
     }
     std::string trace = opt_.trace_path;
+    TraceWindow window{0, UINT64_MAX};  // --trace: every cycle
     if (h.flags & kAckTrace) {
         trace.assign(reinterpret_cast<const char*>(body_.data() + sizeof a), a.text_len);
         if (trace.empty()) throw ProtoError(kErrProtocol, "HELLO_ACK asks for a trace but gives no path");
+        if (a.trace_from > a.trace_to) {
+            throw ProtoError(kErrProtocol, "HELLO_ACK trace window from cycle " + std::to_string(a.trace_from) +
+                                               " to " + std::to_string(a.trace_to) + " is backwards");
+        }
+        window = TraceWindow{a.trace_from, a.trace_to};
     }
-    model_.start(opt_, make_, trace, Backpressure{a.seed, a.src_gap_pct, a.sink_stall_pct});
+    model_.start(opt_, make_, trace, window, Backpressure{a.seed, a.src_gap_pct, a.sink_stall_pct});
     in_seq_.assign(info_.in_ports, 0);
     in_stamp_.assign(info_.in_ports, 0);
 }

@@ -6,14 +6,14 @@
 
 namespace cosim {
 
-Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing, uint64_t dma_read_latency)
+Sim::Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, const TraceWindow& trace, uint64_t dma_read_latency)
     : ctx_(ctx),
       dut_(dut),
       clk_(dut.ports.clk.p),
       csr_bus_(dut.ports.csr),
       idle_(dut.ports.idle),
-      tracing_(tracing),
-      clk_prev_(tracing ? nullptr : dut.ports.clk_prev.p),
+      trace_(trace),
+      clk_prev_(dut.ports.clk_prev.p),
       csr_(dut.ports.csr),
       dma_bus_(dut.ports.dma) {
     if (dma_bus_) {
@@ -37,9 +37,10 @@ void Sim::finished() {
 
 // One cycle, given that clk is low and the inputs were just driven: eval
 // (falling edge), sample, rising edge, eval, clk low again. Each half cycle
-// is dumped when tracing, so in the trace the inputs change with the
-// falling edge. Two evals per cycle: the falling edge and the new inputs
-// share one. Without `fall` (clk_prev_ set) only the rising edge's: the
+// is dumped when the cycle is in the trace window, so in the trace the
+// inputs change with the falling edge; outside it nothing is dumped and the
+// model runs at full speed. Two evals per cycle: the falling edge and the
+// new inputs share one. Without `fall` only the rising edge's: the
 // top's outputs are registers, so the sample sees what the falling-edge
 // eval would have left; clearing the model's record of clk stands for that
 // eval's edge detection, and the rising-edge eval takes the new inputs
@@ -48,9 +49,10 @@ void Sim::finished() {
 // the model).
 template <class Sample>
 void Sim::cycle(bool fall, Sample&& sample) {
-    if (fall) {
+    const bool dump = trace_.holds(now_);
+    if (fall || dump) {
         dut_.eval();
-        if (tracing_) dut_.trace_dump(ctx_.time());
+        if (dump) dut_.trace_dump(ctx_.time());
     } else {
         *clk_prev_ = 0;
     }
@@ -58,7 +60,7 @@ void Sim::cycle(bool fall, Sample&& sample) {
     ctx_.timeInc(half_period_);
     *clk_ = 1;
     dut_.eval();
-    if (tracing_) dut_.trace_dump(ctx_.time());
+    if (dump) dut_.trace_dump(ctx_.time());
     ctx_.timeInc(half_period_);
     *clk_ = 0;
 }

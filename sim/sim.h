@@ -84,13 +84,23 @@ struct Backpressure {
     uint32_t sink_stall_pct = 0;  // share of cycles a sink holds tready low
 };
 
+// TraceWindow is the cycles a trace holds: from..to-1 (an empty window
+// traces nothing).
+struct TraceWindow {
+    uint64_t from = 0;
+    uint64_t to = 0;
+    bool any() const { return from < to; }
+    bool holds(uint64_t c) const { return c >= from && c < to; }
+};
+
 class Sim {
 public:
     static constexpr uint32_t kResetCycles = 8;
 
-    // ctx and dut must outlive the Sim. tracing: call dut.trace_dump().
-    // dma_read_latency: L of the DMA port (dma.h), if the top has one.
-    Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, bool tracing,
+    // ctx and dut must outlive the Sim. trace: the cycles to dump with
+    // dut.trace_dump() (none by default). dma_read_latency: L of the DMA
+    // port (dma.h), if the top has one.
+    Sim(VerilatedContext& ctx, Dut& dut, const Backpressure& bp, const TraceWindow& trace = {},
         uint64_t dma_read_latency = kDmaReadLatency);
 
     // Resets the DUT; afterwards now() == 0. Throws ModelError.
@@ -146,7 +156,7 @@ private:
     uint8_t* clk_;
     CsrBus csr_bus_;
     Sig idle_;
-    bool tracing_;
+    TraceWindow trace_;
     uint8_t* clk_prev_;  // falling edge without an eval (Ports::clk_prev), or null
     uint64_t half_period_;  // in the context's time precision
     uint64_t now_ = 0;

@@ -11,6 +11,7 @@ import (
 	cosimproto "github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/rocesim/cosim/harness/waveform"
 )
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -23,9 +24,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	noPcap := fs.Bool("no-pcap", false, "write no pcapng per link (mismatch files still are): for long campaigns, whose captures take gigabytes and much of the CPU")
 	junitPath := fs.String("junit", "", junitHelp)
+	noRerun := fs.Bool("no-rerun", false, "after a failure, do not rerun to trace the first problem's window of cycles")
+	before := fs.Uint64("trace-before", waveform.DefaultBefore, "cycles the waveform of the first problem starts before it")
+	after := fs.Uint64("trace-after", waveform.DefaultAfter, "cycles the waveform of the first problem goes on after it")
 	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE] [--no-rerun] [--trace-before N] [--trace-after N]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -91,6 +95,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sum != nil {
 		printSummary(stdout, sum)
 	}
+	if sum != nil && len(sum.Problems) > 0 && !*noRerun && !*trace && ctx.Err() == nil {
+		again := cfg
+		if rp != nil {
+			again.Taps = rp.ends() // a recording's ends are read once: fresh ones
+		}
+		err = errors.Join(err, traceFirstProblem(ctx, stdout, again, sum, waveform.Options{Before: *before, After: *after}))
+	}
 	err = results(err, *out, sum, ju, rerun)
 	var bad *engine.ScenarioError
 	if errors.As(err, &bad) {
@@ -109,6 +120,22 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintln(stdout, "PASS")
 	return nil
+}
+
+// traceFirstProblem reruns the run to trace the window around its first
+// problem (harness/waveform) and adds it to summary.json.
+func traceFirstProblem(ctx context.Context, stdout io.Writer, cfg engine.Config, sum *engine.Summary, opt waveform.Options) error {
+	fmt.Fprintf(stdout, "rerunning to trace cycles %d..%d around the first problem (--no-rerun to skip)\n",
+		sum.Problems[0].Cycle-min(sum.Problems[0].Cycle, opt.Before), sum.Problems[0].Cycle+opt.After)
+	if err := waveform.Rerun(ctx, cfg, sum, opt); err != nil {
+		return err
+	}
+	w := sum.Waveforms[len(sum.Waveforms)-1]
+	if !w.Reproduced {
+		fmt.Fprintf(stdout, "WARNING: the rerun did not meet the first problem at cycle %d: the run is not deterministic\n", w.Cycle)
+	}
+	fmt.Fprintf(stdout, "waveform of problem %d (cycle %d): %s\n", w.Problem, w.Cycle, w.View)
+	return engine.WriteSummary(cfg.OutDir, sum)
 }
 
 func scenarioArg(rest []string) string {

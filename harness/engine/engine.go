@@ -34,16 +34,25 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
+// TraceWindow traces some models over some cycles: From..To-1.
+type TraceWindow struct {
+	From, To uint64
+	Files    map[string]string // model name -> the FST file it writes
+}
+
 // Config is one run.
 type Config struct {
 	Scenario *scenario.Scenario
 	Seed     uint64
-	OutDir   string    // summary.json, a pcapng per link, mismatch files, traces
-	ModelDir string    // where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>
-	Trace    bool      // FST trace of every model into OutDir
-	Report   io.Writer // mismatch reports and the summary
-	Progress io.Writer // live progress; nil for none (not a terminal)
-	Timeouts cosim.Timeouts
+	OutDir   string // summary.json, a pcapng per link, mismatch files, traces
+	ModelDir string // where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>
+	Trace    bool   // FST trace of every model into OutDir
+	// TraceWindow, when set, traces only its models and cycles (the rerun
+	// around a mismatch); Trace wins.
+	TraceWindow *TraceWindow
+	Report      io.Writer // mismatch reports and the summary
+	Progress    io.Writer // live progress; nil for none (not a terminal)
+	Timeouts    cosim.Timeouts
 	// MaxWindow bounds a window when no link constrains it.
 	MaxWindow uint64
 	// MaxWindowFrames bounds the source frames a window takes in, over

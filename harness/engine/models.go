@@ -96,6 +96,8 @@ func (r *run) start(ctx context.Context) error {
 			SrcGapPct: uint16(n.spec.SrcGapPct), SinkStallPct: uint16(n.spec.SinkStallPct)}
 		if r.cfg.Trace {
 			ack.Trace, ack.TracePath = true, filepath.Join(r.cfg.OutDir, n.name+".fst")
+		} else if w := r.cfg.TraceWindow; w != nil && w.Files[n.name] != "" {
+			ack.Trace, ack.TracePath, ack.TraceFrom, ack.TraceTo = true, w.Files[n.name], w.From, w.To
 		}
 		h, err := mod.Handshake(ctx, ack)
 		if err != nil {

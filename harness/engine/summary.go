@@ -67,6 +67,9 @@ type Summary struct {
 	// Problems are the scoreboard's problems reported in full (the first
 	// 20), each with its neighbourhood pcapng.
 	Problems []scoreboard.Problem `json:"problems,omitempty"`
+	// Waveforms trace windows of cycles around problems (the first
+	// problem's, by a rerun: harness/waveform).
+	Waveforms []Waveform `json:"waveforms,omitempty"`
 	// Waited is what the run loop waited for: the largest share says
 	// what bounds the run's speed.
 	Waited Waits  `json:"waited"`
@@ -95,6 +98,22 @@ type Waits struct {
 type ModelInfo struct {
 	Top       string `json:"top"`
 	DataWidth int    `json:"data_width"`
+	InPorts   int    `json:"in_ports"`
+	OutPorts  int    `json:"out_ports"`
+}
+
+// Waveform is an FST trace of cycles From..To-1 around problem number
+// Problem (from 1), at Cycle. Files and SaveFile are in the output
+// directory; View is the command that opens them.
+type Waveform struct {
+	Problem    int               `json:"problem"`
+	Cycle      uint64            `json:"cycle"`
+	From       uint64            `json:"from"`
+	To         uint64            `json:"to"`
+	Files      map[string]string `json:"files"` // model -> its FST
+	SaveFile   string            `json:"gtkw"`
+	View       string            `json:"view"`
+	Reproduced bool              `json:"reproduced"` // the rerun met the same problem at the same cycle
 }
 
 // Stalls is one model's backpressure, in cycles.
@@ -121,15 +140,16 @@ func notStarted(cfg Config, err error) (*Summary, error) {
 	if cfg.Scenario != nil {
 		s.ClockMHz = cfg.Scenario.ClockMHz
 	}
-	if werr := writeSummary(cfg.OutDir, s); werr != nil {
+	if werr := WriteSummary(cfg.OutDir, s); werr != nil {
 		return s, errors.Join(err, werr)
 	}
 	return s, err
 }
 
-// writeSummary writes summary.json whole or not at all: a full disk leaves
-// no truncated summary for a tool to misread.
-func writeSummary(dir string, s *Summary) error {
+// WriteSummary writes s as dir/summary.json (also for what adds to a
+// finished run's summary: a waveform rerun), whole or not at all: a full
+// disk leaves no truncated summary for a tool to misread.
+func WriteSummary(dir string, s *Summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
@@ -273,7 +293,7 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	s.Models = map[string]ModelInfo{}
 	for _, n := range r.nodes {
 		s.Stalls[n.name] = n.stalls
-		s.Models[n.name] = ModelInfo{Top: n.spec.Top, DataWidth: n.width}
+		s.Models[n.name] = ModelInfo{Top: n.spec.Top, DataWidth: n.width, InPorts: n.top.In, OutPorts: n.top.Out}
 	}
 	r.tapStats(s)
 	if wall > 0 {
@@ -336,7 +356,7 @@ func (r *run) finish(s *Summary) error {
 		// One cause (a full disk) fails them all: said once.
 		errs = append(errs, fmt.Errorf("%d of %d captures not written in full; the first: %w", len(bad), len(r.pcaps), bad[0]))
 	}
-	errs = append(errs, writeSummary(r.cfg.OutDir, s))
+	errs = append(errs, WriteSummary(r.cfg.OutDir, s))
 	errs = append(errs, r.sb.Errors()...)
 	return errors.Join(errs...)
 }

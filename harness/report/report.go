@@ -52,6 +52,7 @@ type view struct {
 	Drops    []kv
 	Faults   []kv
 	Captures bool
+	Waves    map[int]engine.Waveform // by problem number (from 1)
 }
 
 type total struct {
@@ -88,7 +89,10 @@ func Write(dir string, sum *engine.Summary, opt Options) error {
 	if err != nil {
 		return err
 	}
-	v := view{S: sum, Opt: opt, Captures: len(t.links) > 0}
+	v := view{S: sum, Opt: opt, Captures: len(t.links) > 0, Waves: map[int]engine.Waveform{}}
+	for _, w := range sum.Waveforms {
+		v.Waves[w.Problem] = w
+	}
 	v.Totals = []total{
 		{"frames_in", "frames in", sum.FramesIn, false},
 		{"frames_out", "frames out", sum.FramesOut, false},

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-PROTO_VERSION = 1
+PROTO_VERSION = 2
 MAX_BODY = 1 << 20
 
 # Message types (proto.h MsgType).
@@ -43,7 +43,7 @@ ERR_PROTOCOL, ERR_VERSION, ERR_PORT, ERR_MODEL = 1, 2, 3, 4
 
 HDR = struct.Struct("<HHIQ")          # type, flags, len, cycle
 HELLO_B = struct.Struct("<IIHHI")     # version, data_width, in_ports, out_ports, text_len
-ACK_B = struct.Struct("<IIQHHI")      # version, text_len, seed, src_gap_pct, sink_stall_pct, reserved
+ACK_B = struct.Struct("<IIQHHIQQ")    # version, text_len, seed, src_gap_pct, sink_stall_pct, reserved, trace_from, trace_to
 FRAME_B = struct.Struct("<HHIQ")      # port, reserved, seq, last_cycle
 ACCEPT_B = struct.Struct("<HHIQ")     # port, reserved, seq, last_cycle
 DONE_B = struct.Struct("<IIQQ")       # frames_out, frames_queued, src_stalls, sink_stalls
@@ -52,7 +52,7 @@ MEM_B = struct.Struct("<QII")         # addr, length, reserved
 ERR_B = struct.Struct("<II")          # code, text_len
 BYE_B = struct.Struct("<II")          # reason, reserved
 assert [s.size for s in (HDR, HELLO_B, ACK_B, FRAME_B, ACCEPT_B, DONE_B, CSR_B, MEM_B, ERR_B, BYE_B)] == \
-    [16, 16, 24, 16, 16, 24, 8, 16, 8, 8], "layouts must match proto.h"
+    [16, 16, 40, 16, 16, 24, 8, 16, 8, 8], "layouts must match proto.h"
 
 TIMEOUT = 20.0    # seconds any single wait may take
 # LATENCY of each loopback top, from its header comment.
@@ -165,7 +165,7 @@ class Model:
         check(int(kv["param.DATA_WIDTH"]) == dw, "HELLO data_width %d vs param %s" % (dw, kv["param.DATA_WIDTH"]))
         text = (trace or "").encode()
         self.send(msg(HELLO_ACK, flags=ACK_TRACE if trace else 0,
-                      body=ACK_B.pack(version, len(text), seed, gap, stall, 0) + text))
+                      body=ACK_B.pack(version, len(text), seed, gap, stall, 0, 0, 2**64 - 1) + text))
         self.dw, self.nin, self.nout, self.info = dw, nin, nout, kv
         return kv
 

@@ -5,7 +5,7 @@
 # (sim/README.md), speaks just enough of the protocol (sim/proto.h) to get
 # into a run, and then breaks it as the file "mode" next to it says:
 #   hello-garbage  bytes that are no message instead of HELLO
-#   version        HELLO with protocol version 2
+#   version        HELLO with protocol version 3 (this side speaks 2)
 #   garbage        at the third RUN, bytes that are no message instead of DONE
 #   truncated      at the third RUN, half a FRAME, then it exits
 # Just before it misbehaves it writes the time (Unix seconds) to the file
@@ -64,7 +64,7 @@ def main():
         conn.sendall(GARBAGE)
         wait_hangup(conn)
     text = b"name=icrc\ntop=nic_icrc_top\nparam.DATA_WIDTH=64\n"
-    body = struct.pack("<IIHHI", 2 if mode == "version" else 1, 64, 2, 2, len(text)) + text
+    body = struct.pack("<IIHHI", 3 if mode == "version" else 2, 64, 2, 2, len(text)) + text
     if mode == "version":
         fault()
     conn.sendall(HEADER.pack(HELLO, 0, len(body), 0) + body)
