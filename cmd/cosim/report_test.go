@@ -48,7 +48,8 @@ func TestReportInChromium(t *testing.T) {
 		}
 		assert.Equal(t, want, v, "total %s", k)
 	}
-	assert.GreaterOrEqual(t, br.eval(`document.querySelectorAll("figure svg").length`), float64(3), "throughput, ECN marks, PFC pauses")
+	assert.GreaterOrEqual(t, br.eval(`document.querySelectorAll("figure svg").length`), float64(4), "throughput, ECN marks, PFC pauses, queue depth")
+	assert.Contains(t, br.eval(`document.body.textContent`), "Queue depth per switch egress port and priority")
 	// Each plot is drawn: its SVG has lines with some length.
 	assert.Equal(t, true, br.eval(`[...document.querySelectorAll("figure svg")].every(s => s.getBBox().width > 100 && s.querySelectorAll("path").length > 10)`))
 

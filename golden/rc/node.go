@@ -160,6 +160,15 @@ func (n *Node) QPInError(qpn roce.QPN) bool {
 	return q != nil && q.err
 }
 
+// QPNs returns the node's QP numbers, in the order they were added.
+func (n *Node) QPNs() []roce.QPN {
+	out := make([]roce.QPN, len(n.qps))
+	for i, q := range n.qps {
+		out[i] = q.cfg.QPN
+	}
+	return out
+}
+
 // Rate returns a QP's current DCQCN sending rate (0 when rate control is off).
 func (n *Node) Rate(qpn roce.QPN) uint32 {
 	q := n.byQP[qpn]

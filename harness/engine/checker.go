@@ -17,12 +17,13 @@ import (
 // time, checking and recording instead of their sum. Order is fixed by
 // the job queues, so results stay deterministic.
 type checker struct {
-	jobs  chan []job
-	free  chan []job // checked batches, emptied, for the run loop to fill again
-	sync  chan bool  // answers jobSync
-	done  chan struct{}
-	sb    *scoreboard.Scoreboard
-	pcaps []*pcapio.LinkWriter // none with Config.NoLinkPcaps: record jobs are dropped
+	jobs   chan []job
+	free   chan []job // checked batches, emptied, for the run loop to fill again
+	sync   chan bool  // answers jobSync
+	done   chan struct{}
+	sb     *scoreboard.Scoreboard
+	series seriesSet            // the golden models' samples (Sampler)
+	pcaps  []*pcapio.LinkWriter // none with Config.NoLinkPcaps: record jobs are dropped
 
 	records     chan []job // jobRecord only, in job order, to the recorder
 	recordsFree chan []job
@@ -162,6 +163,7 @@ func (c *checker) do(j *job) {
 			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
 				Data: o.Data, Bad: o.Bad, Cause: j.n.goldenCause, Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
+		c.series.sample(j.n.name, j.n.golden, j.cycle)
 	case jobObserve:
 		st := scoreboard.Stream{Model: j.n.name, Port: int(j.port)}
 		if sub, ok := j.n.golden.(Substreams); ok {

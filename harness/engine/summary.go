@@ -67,6 +67,9 @@ type Summary struct {
 	// Problems are the scoreboard's problems reported in full (the first
 	// 20), each with its neighbourhood pcapng.
 	Problems []scoreboard.Problem `json:"problems,omitempty"`
+	// Series are the golden models' state over time, "model.name"
+	// (Sampler): queue depths, rates.
+	Series map[string]*Series `json:"series,omitempty"`
 	// Waveforms trace windows of cycles around problems (the first
 	// problem's, by a rerun: harness/waveform).
 	Waveforms []Waveform `json:"waveforms,omitempty"`
@@ -329,6 +332,9 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		}
 	}
 	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
+	if r.check != nil { // the checker has ended: its series are the run's
+		s.Series = r.check.series.result()
+	}
 	for _, f := range s.Workload {
 		fmt.Fprintf(r.cfg.Report, "WORKLOAD FAILURE run=%s seed=%d %s\n", r.sc.Name, r.cfg.Seed, f)
 	}

@@ -30,7 +30,8 @@ const maxSeries = 12
 type series struct {
 	name   string
 	values []float64
-	total  float64 // what orders series when there are too many
+	x      []float64 // the time of each value in us, if not a bin's
+	total  float64   // what orders series when there are too many
 }
 
 // timeAxis turns bins into microseconds, and labels ticks with cycles too.
@@ -63,7 +64,8 @@ func newPlot(title, ylabel string, a timeAxis) *plot.Plot {
 	return p
 }
 
-// linePlot draws series over time; nil when every value is zero.
+// linePlot draws series over time; nil when every value is zero. A
+// series' values are per bin of the time axis, unless it has its own x.
 func linePlot(title, ylabel string, a timeAxis, ss []series) (template.HTML, string, error) {
 	ss, left := biggest(ss)
 	if len(ss) == 0 {
@@ -73,7 +75,11 @@ func linePlot(title, ylabel string, a timeAxis, ss []series) (template.HTML, str
 	for i, s := range ss {
 		xys := make(plotter.XYs, len(s.values))
 		for b, v := range s.values {
-			xys[b] = plotter.XY{X: a.us(b), Y: v}
+			x := a.us(b)
+			if s.x != nil {
+				x = s.x[b]
+			}
+			xys[b] = plotter.XY{X: x, Y: v}
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {

@@ -183,6 +183,22 @@ func figures(t *traffic, sum *engine.Summary) ([]figure, error) {
 			return nil, err
 		}
 	}
+	for _, g := range []struct {
+		kind, title, unit string
+		scale             float64
+		pick              func(engine.SeriesPoint) float64
+	}{
+		{"queue_bytes", "Queue depth per switch egress port and priority (golden model, highest in each point)", "bytes", 1,
+			func(p engine.SeriesPoint) float64 { return p.Max }},
+		{"dcqcn_rate", "DCQCN sending rate per QP (golden model, lowest in each point)", "Gb/s", 8 * mhz / 1000,
+			func(p engine.SeriesPoint) float64 { return p.Min }},
+	} {
+		ss := sampled(sum, g.kind, mhz, g.scale, g.pick)
+		svg, note, err := linePlot(g.title, g.unit, a, ss)
+		if err := add(g.title, svg, note, err); err != nil {
+			return nil, err
+		}
+	}
 	names := make([]string, 0, len(sum.CompletionLatency))
 	for n := range sum.CompletionLatency {
 		names = append(names, n)
@@ -197,6 +213,32 @@ func figures(t *traffic, sum *engine.Summary) ([]figure, error) {
 		}
 	}
 	return out, nil
+}
+
+// sampled turns the summary's series of one kind ("sw.queue_bytes.out2.prio3")
+// into plot series named without the kind ("sw out2.prio3").
+func sampled(sum *engine.Summary, kind string, mhz, scale float64, pick func(engine.SeriesPoint) float64) []series {
+	names := make([]string, 0, len(sum.Series))
+	for n := range sum.Series {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []series
+	for _, n := range names {
+		model, rest, _ := strings.Cut(n, ".")
+		what, tail, ok := strings.Cut(rest, ".")
+		if !ok || what != kind {
+			continue
+		}
+		s := sum.Series[n]
+		ser := series{name: model + " " + tail}
+		for _, p := range s.Points {
+			ser.x = append(ser.x, (float64(p.Cycle)+float64(s.Width)/2)/mhz)
+			ser.values = append(ser.values, pick(p)*scale)
+		}
+		out = append(out, ser)
+	}
+	return out
 }
 
 func pausedLinks(ps []pause) int {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
+	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/harness/engine"
 )
 
@@ -52,6 +53,29 @@ type Golden struct {
 	qps   []rc.QPConfig
 	bad   uint64 // in0 frames with tuser[0]: the RTL drops them (rx_bad_frame), golden never sees them
 	out   []engine.Output
+	rates []qpRate // Sample's, made once
+}
+
+type qpRate struct {
+	qpn  roce.QPN
+	name string
+}
+
+// Sample reports each QP's DCQCN sending rate, in bytes per cycle (0
+// with rate control off), for the report (engine.Sampler).
+func (g *Golden) Sample(add func(string, float64)) {
+	if g.timed == nil {
+		return
+	}
+	n := g.timed.Node()
+	if g.rates == nil {
+		for _, q := range n.QPNs() {
+			g.rates = append(g.rates, qpRate{q, fmt.Sprintf("dcqcn_rate.qp%s", q)})
+		}
+	}
+	for _, r := range g.rates {
+		add(r.name, float64(n.Rate(r.qpn))/65536) // Q16.16 bytes per cycle (golden/dcqcn)
+	}
 }
 
 func newGolden(env engine.GoldenEnv) engine.Golden { return &Golden{env: env} }

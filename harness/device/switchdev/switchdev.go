@@ -16,9 +16,11 @@ import (
 // switchGolden runs golden/ethswitch for one switch top, its sinks'
 // backpressure drawn as the DUT's are (cosim.SinkReady).
 type switchGolden struct {
-	m    *ethswitch.Model
-	outs []ethswitch.Out
-	out  []engine.Output
+	m     *ethswitch.Model
+	outs  []ethswitch.Out
+	out   []engine.Output
+	ports int
+	names [][ethswitch.NumQueues]string // Sample's, made once
 }
 
 func newSwitchGolden(ports int) func(engine.GoldenEnv) engine.Golden {
@@ -34,7 +36,7 @@ func newSwitchGolden(ports int) func(engine.GoldenEnv) engine.Golden {
 		if err != nil {
 			panic(fmt.Sprintf("switch golden model: %v", err)) // the registry's own parameters
 		}
-		return &switchGolden{m: m}
+		return &switchGolden{m: m, ports: ports}
 	}
 }
 
@@ -62,6 +64,24 @@ func (g *switchGolden) CSRWrite(addr, data uint32, cycle uint64) {
 }
 
 func (g *switchGolden) Counters() map[string]uint64 { return g.m.CounterMap() }
+
+// Sample reports each egress queue's bytes (qocc, rtl/switch/README.md)
+// for the report (engine.Sampler).
+func (g *switchGolden) Sample(add func(string, float64)) {
+	if g.names == nil {
+		g.names = make([][ethswitch.NumQueues]string, g.ports)
+		for e := range g.names {
+			for q := range ethswitch.NumQueues {
+				g.names[e][q] = fmt.Sprintf("queue_bytes.out%d.prio%d", e, q)
+			}
+		}
+	}
+	for e := range g.names {
+		for q, n := range g.names[e] {
+			add(n, float64(g.m.QueueOccupancy(e, q)))
+		}
+	}
+}
 
 // switchRegisters names the configuration registers of rtl/switch/README.md.
 func switchRegisters() map[string]uint32 {
