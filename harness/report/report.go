@@ -192,6 +192,8 @@ func figures(t *traffic, sum *engine.Summary) ([]figure, error) {
 			func(p engine.SeriesPoint) float64 { return p.Max }},
 		{"dcqcn_rate", "DCQCN sending rate per QP (golden model, lowest in each point)", "Gb/s", 8 * mhz / 1000,
 			func(p engine.SeriesPoint) float64 { return p.Min }},
+		{"timeouts", "Local ACK timeouts per QP so far (golden model)", "timeouts", 1,
+			func(p engine.SeriesPoint) float64 { return p.Max }},
 	} {
 		ss := sampled(sum, g.kind, mhz, g.scale, g.pick)
 		svg, note, err := linePlot(g.title, g.unit, a, ss)

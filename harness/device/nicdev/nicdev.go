@@ -57,12 +57,13 @@ type Golden struct {
 }
 
 type qpRate struct {
-	qpn  roce.QPN
-	name string
+	qpn            roce.QPN
+	rate, timeouts string
 }
 
 // Sample reports each QP's DCQCN sending rate, in bytes per cycle (0
-// with rate control off), for the report (engine.Sampler).
+// with rate control off), and its local ACK timeouts so far, for the
+// report (engine.Sampler).
 func (g *Golden) Sample(add func(string, float64)) {
 	if g.timed == nil {
 		return
@@ -70,11 +71,13 @@ func (g *Golden) Sample(add func(string, float64)) {
 	n := g.timed.Node()
 	if g.rates == nil {
 		for _, q := range n.QPNs() {
-			g.rates = append(g.rates, qpRate{q, fmt.Sprintf("dcqcn_rate.qp%s", q)})
+			g.rates = append(g.rates, qpRate{q, fmt.Sprintf("dcqcn_rate.qp%s", q), fmt.Sprintf("timeouts.qp%s", q)})
 		}
 	}
 	for _, r := range g.rates {
-		add(r.name, float64(n.Rate(r.qpn))/65536) // Q16.16 bytes per cycle (golden/dcqcn)
+		add(r.rate, float64(n.Rate(r.qpn))/65536) // Q16.16 bytes per cycle (golden/dcqcn)
+		c, _ := n.QPCounters(r.qpn)
+		add(r.timeouts, float64(c[rc.ReqRetryTimeout]))
 	}
 }
 
