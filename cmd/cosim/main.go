@@ -32,6 +32,10 @@ commands:
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
                                     check them and corrupted copies of them
+  campaign run FILE [--jobs N] [--out DIR] [--resume]
+                                    a campaign file's scenarios times its seeds, over parallel runs,
+                                    then merged: campaign.json, junit.xml, index.html
+  campaign merge DIR                merge a campaign directory again
   version, --version                the module version and commit of this build, the summary.json
                                     format and the socket protocol version
   help                              this text
@@ -98,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCheck(ctx, rest, stdout, stderr)
 	case "selftest":
 		return runSelftest(ctx, rest, stdout, stderr)
+	case "campaign":
+		return runCampaign(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(rest, stdout)
 	case "help", "-h", "--help":

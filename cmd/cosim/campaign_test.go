@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/campaign"
+	"github.com/rocesim/cosim/harness/junit/junittest"
+)
+
+// TestCampaignLocal: a campaign of two scenarios times three seeds runs
+// over two workers, each run in its own directory; the scenario cut short
+// fails every seed, is reported with its rerun command, and fails again
+// when rerun so; the merge writes campaign.json, a JUnit suite per run and
+// an index linking every report; --resume redoes only what did not end.
+func TestCampaignLocal(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64"))
+	require.NoError(t, err)
+	t.Setenv("COSIM_TEST_MAIN", "1") // the runs are this test binary as cosim
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
+	// Too few cycles for its frames: the run ends with work left.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.toml"), catEdit(map[int]string{2: `cycles = 20`}), 0o644))
+	file := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(file, []byte(`name = "small"
+time_limit = "2m"
+seeds = { from = 5, count = 3 }
+
+[[scenario]]
+file = "ok.toml"
+
+[[scenario]]
+file = "short.toml"
+`), 0o644))
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--jobs", "2", "--out", out, "--models", models)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "campaign small: 6 runs, 6 to run, 2 jobs")
+	assert.Contains(t, stdout, "6 runs: 3 passed, 3 failed, 0 timed out, 0 never ended")
+	assert.Contains(t, stderr, "campaign: 3 of 6 runs did not pass")
+
+	var m campaign.Merged
+	b, err := os.ReadFile(filepath.Join(out, campaign.MergedFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	require.Len(t, m.Failures, 3)
+	for _, f := range m.Failures {
+		assert.Equal(t, filepath.Join(dir, "short.toml"), f.Scenario)
+		assert.Contains(t, stdout, "rerun with: "+f.Rerun)
+	}
+	junittest.Validate(t, filepath.Join(out, campaign.JUnitFile))
+	x, err := os.ReadFile(filepath.Join(out, campaign.JUnitFile))
+	require.NoError(t, err)
+	assert.Equal(t, 6, strings.Count(string(x), "<testsuite "), "a suite per run")
+	html, err := os.ReadFile(filepath.Join(out, campaign.IndexFile))
+	require.NoError(t, err)
+	links := regexp.MustCompile(`href="(runs/\d{4}/report\.html)"`).FindAllStringSubmatch(string(html), -1)
+	require.Len(t, links, 6)
+	for _, l := range links {
+		assert.FileExists(t, filepath.Join(out, l[1]))
+	}
+
+	// The failure reproduces with its rerun command.
+	args := strings.Fields(m.Failures[0].Rerun)[1:] // after "cosim"
+	args[len(args)-1] = filepath.Join(dir, "again")
+	code, _, _ = cosim(t, append(args, "--models", models)...)
+	assert.Equal(t, 1, code)
+	var first, again map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(out, "runs", m.Failures[0].ID, "summary.json")), &first))
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(dir, "again", "summary.json")), &again))
+	assert.Equal(t, first["error"], again["error"])
+	assert.Equal(t, first["cycles"], again["cycles"])
+
+	// --resume: only the run whose end was not recorded runs again.
+	require.NoError(t, os.Remove(filepath.Join(out, "runs", "0001", campaign.OutcomeFile)))
+	code, stdout, _ = cosim(t, "campaign", "run", file, "--jobs", "2", "--out", out, "--models", models, "--resume")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "6 runs, 1 to run")
+	assert.Contains(t, stdout, "6 runs: 3 passed, 3 failed")
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// A campaign file with a mistake is refused with its file, line and key.
+func TestCampaignFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"seeds = { from = 1, count = 0 }\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:1: seeds: seeds = { from = N, count = M } with count at least 1"},
+		{"seeds = { from = 1, count = 2 }\n", "c.toml: scenario: at least one [[scenario]]"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"other\"\n", "c.toml:3: builtin: no built-in scenario \"other\""},
+		{"seeds = { from = 1, count = 2 }\ntime_limit = \"soon\"\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: time_limit: \"soon\" is not a positive duration"},
+		{"seeds = { from = 1, count = 2 }\ncolour = 1\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: colour: unknown key"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"missing.toml\"\n", "missing.toml"},
+	} {
+		file := filepath.Join(dir, "c.toml")
+		require.NoError(t, os.WriteFile(file, []byte(c.text), 0o644))
+		code, _, stderr := cosim(t, "campaign", "run", file, "--out", filepath.Join(dir, "out"))
+		assert.Equal(t, 2, code, c.text)
+		assert.Contains(t, stderr, c.want, c.text)
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/rocesim/cosim/harness/campaign"
+)
+
+const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume]
+       cosim campaign merge DIR`
+
+// runCampaign is "cosim campaign run|merge".
+func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, campaignUsage)
+		return fail(exitBadInput, "campaign: run or merge?")
+	}
+	switch args[0] {
+	case "run":
+		return runCampaignRun(ctx, args[1:], stdout, stderr)
+	case "merge":
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, campaignUsage)
+			return fail(exitBadInput, "campaign merge: one campaign directory")
+		}
+		m, err := campaign.Merge(args[1])
+		if err != nil {
+			return fail(exitBadInput, "%v", err)
+		}
+		return campaignVerdict(stdout, args[1], m)
+	}
+	fmt.Fprintln(stderr, campaignUsage)
+	return fail(exitBadInput, "campaign: unknown subcommand %q", args[0])
+}
+
+func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("campaign run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jobs := fs.Int("jobs", max(1, runtime.NumCPU()-1), "runs at once (default: one per spare CPU)")
+	out := fs.String("out", "out/campaign", "the campaign directory: runs/<id>/ per run, campaign.json, junit.xml, index.html")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	resume := fs.Bool("resume", false, "skip the runs that already ended in --out (after Ctrl-C)")
+	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
+	rest, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return fail(exitBadInput, "campaign run: %v", err)
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return fail(exitBadInput, "campaign run: one campaign file")
+	}
+	c, err := campaign.Load(rest[0])
+	if err != nil {
+		return fail(exitBadInput, "campaign run: %v", err)
+	}
+	if err := usableOut(*out); err != nil {
+		return fail(exitBadInput, "campaign run: --out %s: %v", *out, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(exitFailed, "campaign run: %v", err)
+	}
+	abs, err := filepath.Abs(*models)
+	if err != nil {
+		return fail(exitBadInput, "campaign run: --models: %v", err)
+	}
+	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
+	_, runErr := l.Run(ctx, c)
+	m, err := campaign.Merge(*out)
+	if err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	if runErr != nil {
+		return fail(exitInterrupted, "campaign run: interrupted; what ended is merged in %s; --resume runs the rest", *out)
+	}
+	return campaignVerdict(stdout, *out, m)
+}
+
+// campaignVerdict prints the merged verdict: exit 1 when any run failed.
+func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
+	fmt.Fprintf(stdout, "%d runs: %d passed, %d failed, %d timed out, %d never ended; %s, %s, %s in %s\n",
+		m.Runs, m.Passed, m.Failed, m.TimedOut, m.Pending, campaign.MergedFile, campaign.JUnitFile, campaign.IndexFile, dir)
+	for i, f := range m.Failures {
+		if i == 10 {
+			fmt.Fprintf(stdout, "... %d more in %s\n", len(m.Failures)-10, campaign.MergedFile)
+			break
+		}
+		fmt.Fprintf(stdout, "FAILED run %s (%s seed %d): rerun with: %s\n", f.ID, f.Scenario, f.Seed, f.Rerun)
+	}
+	if len(m.Failures) > 0 || m.Pending > 0 {
+		return fail(exitFailed, "campaign: %d of %d runs did not pass", len(m.Failures)+m.Pending, m.Runs+m.Pending)
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+// Package campaign runs many scenarios times many seeds as one campaign:
+// a campaign file says what (scenarios, seeds, a time limit per run), Plan
+// expands it into runs, Local runs them on this machine over parallel
+// workers, each in its own directory with its scenario, summary, report and
+// the command that reruns it, and Merge sums a campaign directory up: one
+// campaign summary, one JUnit XML with a suite per run, one page linking
+// every run's report.
+package campaign
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/rocesim/cosim/harness/inputfile"
+	"github.com/rocesim/cosim/harness/scenario"
+)
+
+// File is a campaign file.
+type File struct {
+	Path  string `toml:"-"`
+	Name  string `toml:"name"`
+	Seeds Seeds  `toml:"seeds"`
+	// TimeLimit bounds each run ("10m"); a run past it is killed and
+	// counted as timed out. Default 1h.
+	TimeLimit string     `toml:"time_limit"`
+	Scenarios []Scenario `toml:"scenario"`
+	limit     time.Duration
+}
+
+// Seeds are Count seeds from From on.
+type Seeds struct {
+	From  uint64 `toml:"from"`
+	Count int    `toml:"count"`
+}
+
+// Scenario is one [[scenario]]: a scenario file (relative to the campaign
+// file) or a built-in one by name ("default").
+type Scenario struct {
+	File    string `toml:"file"`
+	Builtin string `toml:"builtin"`
+}
+
+// Builtin names the built-in default scenario in a campaign file.
+const Builtin = "default"
+
+// DefaultTimeLimit is a run's time limit when the file gives none.
+const DefaultTimeLimit = time.Hour
+
+// Load reads and checks a campaign file; its errors name the file, the
+// line and the key, as the scenario parser's do.
+func Load(path string) (*File, error) {
+	data, err := inputfile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and checks a campaign file; path names it in errors and
+// anchors its scenario files.
+func Parse(path string, data []byte) (*File, error) {
+	c := &File{Path: path}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &scenario.Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		return nil, &scenario.Error{File: path, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, &scenario.Error{File: path, Line: line(data, und[0].String()), Key: und[0].String(), Msg: "unknown key"}
+	}
+	bad := func(key, format string, args ...any) error {
+		return &scenario.Error{File: path, Line: line(data, key), Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if c.Name == "" {
+		c.Name = filepath.Base(path)
+	}
+	if c.Seeds.Count < 1 {
+		return nil, bad("seeds", "seeds = { from = N, count = M } with count at least 1")
+	}
+	c.limit = DefaultTimeLimit
+	if c.TimeLimit != "" {
+		if c.limit, err = time.ParseDuration(c.TimeLimit); err != nil || c.limit <= 0 {
+			return nil, bad("time_limit", "%q is not a positive duration such as \"10m\"", c.TimeLimit)
+		}
+	}
+	if len(c.Scenarios) == 0 {
+		return nil, bad("scenario", "at least one [[scenario]] with file or builtin")
+	}
+	for i, s := range c.Scenarios {
+		switch {
+		case (s.File == "") == (s.Builtin == ""):
+			return nil, bad("scenario", "[[scenario]] %d needs either file or builtin", i+1)
+		case s.Builtin != "" && s.Builtin != Builtin:
+			return nil, bad("builtin", "no built-in scenario %q (there is %q)", s.Builtin, Builtin)
+		case s.File != "":
+			p := s.File
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(path), p)
+			}
+			if _, err := scenario.Load(p); err != nil {
+				return nil, fmt.Errorf("%s: [[scenario]] %d: %w", path, i+1, err)
+			}
+			if c.Scenarios[i].File, err = filepath.Abs(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// TimeLimitOf is the run time limit.
+func (c *File) TimeLimitOf() time.Duration { return c.limit }
+
+// line finds the first line that sets key (its last dotted part), 0 if none.
+func line(data []byte, key string) int {
+	if i := bytes.LastIndexByte([]byte(key), '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	for n, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimSpace(l)
+		if bytes.HasPrefix(l, []byte(key)) || bytes.HasPrefix(l, []byte("[["+key+"]]")) || bytes.HasPrefix(l, []byte("["+key)) {
+			return n + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,131 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+
+	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/junit"
+)
+
+// Merged is campaign.json: the campaign's verdict and every run's.
+type Merged struct {
+	Runs     int         `json:"runs"`
+	Passed   int         `json:"passed"`
+	Failed   int         `json:"failed"`
+	TimedOut int         `json:"timed_out"`
+	Pending  int         `json:"pending"` // runs started and never ended (a campaign stopped)
+	Failures []MergedRun `json:"failures"`
+	All      []MergedRun `json:"all"`
+}
+
+// MergedRun is one run in campaign.json.
+type MergedRun struct {
+	ID       string `json:"id"`
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Exit     int    `json:"exit"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Rerun    string `json:"rerun"`
+	Report   string `json:"report,omitempty"` // relative to the campaign directory
+}
+
+// Files Merge writes into the campaign directory.
+const (
+	MergedFile = "campaign.json"
+	JUnitFile  = "junit.xml"
+	IndexFile  = "index.html"
+)
+
+// Merge sums up the campaign directory dir: campaign.json, junit.xml (a
+// suite per run) and index.html (a line per run, linking its report).
+func Merge(dir string) (*Merged, error) {
+	ids, err := runIDs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("campaign merge: %s holds no runs/: %w", dir, err)
+	}
+	m := &Merged{Failures: []MergedRun{}, All: []MergedRun{}}
+	var suites []junit.Run
+	for _, id := range ids {
+		rd := filepath.Join(dir, "runs", id)
+		var o Outcome
+		b, err := os.ReadFile(filepath.Join(rd, OutcomeFile))
+		if err != nil {
+			m.Pending++
+			continue
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			return nil, fmt.Errorf("campaign merge: %s: %w", filepath.Join(rd, OutcomeFile), err)
+		}
+		mr := MergedRun{ID: id, Scenario: o.Scenario, Seed: o.Seed, Exit: o.Exit, TimedOut: o.TimedOut, Rerun: o.Rerun}
+		if mr.Scenario == "" {
+			mr.Scenario = Builtin
+		}
+		if exists(filepath.Join(rd, "report.html")) {
+			mr.Report = filepath.Join("runs", id, "report.html")
+		}
+		var sum engine.Summary
+		if b, err := os.ReadFile(filepath.Join(rd, "summary.json")); err == nil && json.Unmarshal(b, &sum) == nil {
+			mr.Error = sum.Error
+		} else {
+			// No summary: the run died before writing one (killed at its
+			// limit, say). It still gets its suite, as an error.
+			sum = engine.Summary{Scenario: mr.Scenario, Seed: o.Seed, Error: "no summary.json: see " + filepath.Join(rd, o.Log)}
+			mr.Error = sum.Error
+		}
+		if o.TimedOut && sum.Error == "" {
+			sum.Error = "killed at the campaign's time limit"
+			mr.Error = sum.Error
+		}
+		suites = append(suites, junit.Run{Summary: &sum, Name: fmt.Sprintf("run %s: %s seed=%d", id, mr.Scenario, o.Seed), Rerun: o.Rerun})
+		m.Runs++
+		switch {
+		case o.TimedOut:
+			m.TimedOut++
+			m.Failures = append(m.Failures, mr)
+		case o.Exit == 0:
+			m.Passed++
+		default:
+			m.Failed++
+			m.Failures = append(m.Failures, mr)
+		}
+		m.All = append(m.All, mr)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, MergedFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	var x bytes.Buffer
+	if err := junit.Write(&x, suites...); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, JUnitFile), x.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	var h bytes.Buffer
+	if err := index.Execute(&h, m); err != nil {
+		return nil, err
+	}
+	return m, os.WriteFile(filepath.Join(dir, IndexFile), h.Bytes(), 0o644)
+}
+
+var index = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>campaign: {{.Passed}} of {{.Runs}} passed</title>
+<style>body{font-family:sans-serif;margin:1.5em auto;max-width:60em}table{border-collapse:collapse}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}tr.bad td{background:#fde8e8}code{background:#f4f4f4}</style>
+</head><body>
+<h1>{{.Passed}} of {{.Runs}} runs passed{{if .Failed}}, {{.Failed}} failed{{end}}{{if .TimedOut}}, {{.TimedOut}} timed out{{end}}{{if .Pending}}, {{.Pending}} never ended{{end}}</h1>
+<table id="runs"><tr><th>run</th><th>scenario</th><th>seed</th><th>verdict</th><th>rerun</th></tr>
+{{range .All}}<tr{{if or .Exit .TimedOut}} class="bad"{{end}}><td>{{if .Report}}<a href="{{.Report}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td>
+<td>{{.Scenario}}</td><td>{{.Seed}}</td><td>{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
+<td><code>{{.Rerun}}</code></td></tr>
+{{end}}</table></body></html>
+`))
