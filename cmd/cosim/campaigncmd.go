@@ -14,6 +14,7 @@ import (
 )
 
 const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume]
+                           [--slurm [--partition P] [--array-limit K]]
        cosim campaign merge DIR`
 
 // runCampaign is "cosim campaign run|merge".
@@ -25,6 +26,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch args[0] {
 	case "run":
 		return runCampaignRun(ctx, args[1:], stdout, stderr)
+	case "task": // one Slurm array task (campaign run --slurm submits it)
+		return runCampaignTask(ctx, args[1:], stderr)
 	case "merge":
 		if len(args) != 2 {
 			fmt.Fprintln(stderr, campaignUsage)
@@ -47,6 +50,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	out := fs.String("out", "out/campaign", "the campaign directory: runs/<id>/ per run, campaign.json, junit.xml, index.html")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
 	resume := fs.Bool("resume", false, "skip the runs that already ended in --out (after Ctrl-C)")
+	useSlurm := fs.Bool("slurm", false, "submit the runs as a Slurm job array (SLURM_CONF names the cluster) and wait for it")
+	partition := fs.String("partition", "", "with --slurm: the partition (default: the cluster's)")
+	arrayLimit := fs.Int("array-limit", 0, "with --slurm: tasks running at once (sbatch --array=...%K; 0: no cap)")
 	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
 	rest, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -75,7 +81,15 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail(exitBadInput, "campaign run: --models: %v", err)
 	}
 	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
-	_, runErr := l.Run(ctx, c)
+	var runErr error
+	if *useSlurm {
+		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit}.Run(ctx, c)
+		if runErr != nil && ctx.Err() == nil {
+			return fail(exitFailed, "campaign run --slurm: %v", runErr)
+		}
+	} else {
+		_, runErr = l.Run(ctx, c)
+	}
 	m, err := campaign.Merge(*out)
 	if err != nil {
 		return fail(exitFailed, "%v", err)
@@ -101,4 +115,30 @@ func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 		return fail(exitFailed, "campaign: %d of %d runs did not pass", len(m.Failures)+m.Pending, m.Runs+m.Pending)
 	}
 	return nil
+}
+
+// runCampaignTask runs the one run of a Slurm array task.
+func runCampaignTask(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("campaign task", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "the campaign directory")
+	models := fs.String("models", "", "directory of the Verilator-built models")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil || len(rest) != 1 || *out == "" || *models == "" {
+		return fail(exitBadInput, "campaign task: FILE --out DIR --models DIR (run by campaign run --slurm)")
+	}
+	c, err := campaign.Load(rest[0])
+	if err != nil {
+		return fail(exitBadInput, "campaign task: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(exitFailed, "campaign task: %v", err)
+	}
+	o, err := campaign.Local{Cosim: self, Models: *models, Out: *out}.Task(ctx, c)
+	if err != nil {
+		return fail(exitFailed, "campaign task: %v", err)
+	}
+	fmt.Fprintf(stderr, "run %s: exit %d\n", o.ID, o.Exit)
+	return nil // the run's verdict is in its run.json; the task itself did its job
 }

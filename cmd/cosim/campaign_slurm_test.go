@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocesim/cosim/harness/campaign"
+	"github.com/rocesim/cosim/harness/junit/junittest"
+	"github.com/rocesim/cosim/harness/slurm/slurmtest"
+)
+
+// TestCampaignOnSlurm runs a campaign of 16 runs (8 of them failing by
+// construction) as a job array on a real single-node Slurm cluster
+// (slurmctld, slurmd and munge started for the test, root only), and
+// checks that every run's result is the one a local run of the same
+// campaign gives: same exit status and same cycles, seed by seed.
+func TestCampaignOnSlurm(t *testing.T) {
+	cluster := slurmtest.Start(t)
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64"))
+	require.NoError(t, err)
+	t.Setenv("COSIM_TEST_MAIN", "1") // the tasks run this test binary as cosim
+	t.Setenv("SLURM_CONF", cluster.Conf)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.toml"), catEdit(map[int]string{2: `cycles = 20`}), 0o644))
+	file := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(file, []byte(`name = "slurm16"
+time_limit = "2m"
+seeds = { from = 1, count = 8 }
+
+[[scenario]]
+file = "ok.toml"
+
+[[scenario]]
+file = "short.toml"
+`), 0o644))
+
+	onSlurm := filepath.Join(dir, "slurm")
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--partition", cluster.Partition, "--out", onSlurm, "--models", models)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "16 runs, 16 to run as a Slurm job array")
+	assert.Contains(t, stdout, "16 runs: 8 passed, 8 failed, 0 timed out, 0 never ended")
+	junittest.Validate(t, filepath.Join(onSlurm, campaign.JUnitFile))
+
+	local := filepath.Join(dir, "local")
+	code, _, _ = cosim(t, "campaign", "run", file, "--jobs", "2", "--out", local, "--models", models)
+	require.Equal(t, 1, code)
+	for i := range 16 {
+		id := fmt.Sprintf("%04d", i)
+		a, b := outcome(t, onSlurm, id), outcome(t, local, id)
+		assert.Equal(t, b.Exit, a.Exit, "run %s", id)
+		assert.Equal(t, b.Seed, a.Seed, "run %s", id)
+		assert.Equal(t, cyclesOf(t, local, id), cyclesOf(t, onSlurm, id), "run %s: the same cycles on Slurm as here", id)
+	}
+}
+
+func outcome(t *testing.T, out, id string) campaign.Outcome {
+	t.Helper()
+	var o campaign.Outcome
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(out, "runs", id, campaign.OutcomeFile)), &o))
+	return o
+}
+
+func cyclesOf(t *testing.T, out, id string) any {
+	t.Helper()
+	var s map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(out, "runs", id, "summary.json")), &s))
+	return s["cycles"]
+}
