@@ -111,3 +111,46 @@ func TestCampaignFileErrors(t *testing.T) {
 		assert.Contains(t, stderr, c.want, c.text)
 	}
 }
+
+// TestCampaignCoverage: the merge counts the golden models' events as
+// functional coverage bins over the runs, lists the holes, and with
+// --goals exits 1 while a goal is unmet.
+func TestCampaignCoverage(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "switch4_64"))
+	require.NoError(t, err)
+	t.Setenv("COSIM_TEST_MAIN", "1")
+	dir := t.TempDir()
+	scen, err := filepath.Abs("testdata/pinned/switch_incast_pfc.toml")
+	require.NoError(t, err)
+	file := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(file, []byte("seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \""+scen+"\"\n"), 0o644))
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--out", out, "--models", models)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, `functional coverage: \d+ of \d+ bins hit \(coverage.json\)`, stdout)
+	var cov struct {
+		Bins []struct {
+			Name string `json:"name"`
+			Runs int    `json:"runs"`
+		} `json:"bins"`
+		Holes []string `json:"holes"`
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(out, campaign.CoverageFile)), &cov))
+	runs := map[string]int{}
+	for _, b := range cov.Bins {
+		runs[b.Name] = b.Runs
+	}
+	assert.Equal(t, 2, runs["switch4.port0.tx_pfc"], "the incast pauses its senders in both runs")
+	assert.Contains(t, cov.Holes, "switch4.port0.drop_runt", "nothing sends runts")
+
+	goals := filepath.Join(dir, "goals.toml")
+	require.NoError(t, os.WriteFile(goals, []byte(`must_hit = ["switch4.port*.tx_pfc", "switch4.port*.drop_runt"]`), 0o644))
+	code, stdout, stderr = cosim(t, "campaign", "merge", out, "--goals", goals)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "GOAL NOT MET: switch4.port*.drop_runt")
+	assert.NotContains(t, stdout, "GOAL NOT MET: switch4.port*.tx_pfc")
+	assert.Contains(t, stderr, "campaign: 1 coverage goals not met")
+	require.NoError(t, os.WriteFile(goals, []byte(`must_hit = ["switch4.port*.tx_pfc"]`), 0o644))
+	code, _, _ = cosim(t, "campaign", "merge", out, "--goals", goals)
+	assert.Equal(t, 0, code)
+}

@@ -11,11 +11,12 @@ import (
 	"runtime"
 
 	"github.com/rocesim/cosim/harness/campaign"
+	"github.com/rocesim/cosim/harness/coverage"
 )
 
 const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume]
                            [--slurm [--partition P] [--array-limit K]]
-       cosim campaign merge DIR`
+       cosim campaign merge DIR [--goals FILE]`
 
 // runCampaign is "cosim campaign run|merge".
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -29,15 +30,28 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "task": // one Slurm array task (campaign run --slurm submits it)
 		return runCampaignTask(ctx, args[1:], stderr)
 	case "merge":
-		if len(args) != 2 {
+		fs := flag.NewFlagSet("campaign merge", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		goalsFile := fs.String("goals", "", "a coverage goals `FILE` (must_hit = [bins or patterns]): exit 1 while one is unmet")
+		rest, err := parseInterleaved(fs, args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		if err != nil || len(rest) != 1 {
 			fmt.Fprintln(stderr, campaignUsage)
 			return fail(exitBadInput, "campaign merge: one campaign directory")
 		}
-		m, err := campaign.Merge(args[1])
+		var goals *coverage.Goals
+		if *goalsFile != "" {
+			if goals, err = coverage.LoadGoals(*goalsFile); err != nil {
+				return fail(exitBadInput, "campaign merge: --goals: %v", err)
+			}
+		}
+		m, err := campaign.Merge(rest[0], goals)
 		if err != nil {
 			return fail(exitBadInput, "%v", err)
 		}
-		return campaignVerdict(stdout, args[1], m)
+		return campaignVerdict(stdout, rest[0], m)
 	}
 	fmt.Fprintln(stderr, campaignUsage)
 	return fail(exitBadInput, "campaign: unknown subcommand %q", args[0])
@@ -90,7 +104,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	} else {
 		_, runErr = l.Run(ctx, c)
 	}
-	m, err := campaign.Merge(*out)
+	m, err := campaign.Merge(*out, nil)
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
@@ -104,6 +118,10 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 	fmt.Fprintf(stdout, "%d runs: %d passed, %d failed, %d timed out, %d never ended; %s, %s, %s in %s\n",
 		m.Runs, m.Passed, m.Failed, m.TimedOut, m.Pending, campaign.MergedFile, campaign.JUnitFile, campaign.IndexFile, dir)
+	fmt.Fprintf(stdout, "functional coverage: %d of %d bins hit (%s)\n", m.Coverage.Hit, m.Coverage.Total, campaign.CoverageFile)
+	for _, g := range m.Coverage.Unmet {
+		fmt.Fprintf(stdout, "GOAL NOT MET: %s\n", g)
+	}
 	for i, f := range m.Failures {
 		if i == 10 {
 			fmt.Fprintf(stdout, "... %d more in %s\n", len(m.Failures)-10, campaign.MergedFile)
@@ -113,6 +131,9 @@ func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 	}
 	if len(m.Failures) > 0 || m.Pending > 0 {
 		return fail(exitFailed, "campaign: %d of %d runs did not pass", len(m.Failures)+m.Pending, m.Runs+m.Pending)
+	}
+	if len(m.Coverage.Unmet) > 0 {
+		return fail(exitFailed, "campaign: %d coverage goals not met", len(m.Coverage.Unmet))
 	}
 	return nil
 }

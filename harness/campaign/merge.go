@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocesim/cosim/harness/coverage"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/junit"
 )
@@ -21,6 +22,14 @@ type Merged struct {
 	Pending  int         `json:"pending"` // runs started and never ended (a campaign stopped)
 	Failures []MergedRun `json:"failures"`
 	All      []MergedRun `json:"all"`
+	// Coverage: the golden-side bins hit and missed over the runs
+	// (coverage.json has every bin with its hits).
+	Coverage struct {
+		Hit   int      `json:"hit"`
+		Total int      `json:"total"`
+		Holes []string `json:"holes"`
+		Unmet []string `json:"unmet_goals,omitempty"`
+	} `json:"coverage"`
 }
 
 // MergedRun is one run in campaign.json.
@@ -37,20 +46,24 @@ type MergedRun struct {
 
 // Files Merge writes into the campaign directory.
 const (
-	MergedFile = "campaign.json"
-	JUnitFile  = "junit.xml"
-	IndexFile  = "index.html"
+	CoverageFile = "coverage.json"
+	MergedFile   = "campaign.json"
+	JUnitFile    = "junit.xml"
+	IndexFile    = "index.html"
 )
 
 // Merge sums up the campaign directory dir: campaign.json, junit.xml (a
-// suite per run) and index.html (a line per run, linking its report).
-func Merge(dir string) (*Merged, error) {
+// suite per run), coverage.json (the golden-side bins over the runs; goals,
+// if given, are checked) and index.html (a line per run, linking its
+// report, and the coverage holes).
+func Merge(dir string, goals *coverage.Goals) (*Merged, error) {
 	ids, err := runIDs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("campaign merge: %s holds no runs/: %w", dir, err)
 	}
 	m := &Merged{Failures: []MergedRun{}, All: []MergedRun{}}
 	var suites []junit.Run
+	var bins []map[string]uint64
 	for _, id := range ids {
 		rd := filepath.Join(dir, "runs", id)
 		var o Outcome
@@ -72,6 +85,7 @@ func Merge(dir string) (*Merged, error) {
 		var sum engine.Summary
 		if b, err := os.ReadFile(filepath.Join(rd, "summary.json")); err == nil && json.Unmarshal(b, &sum) == nil {
 			mr.Error = sum.Error
+			bins = append(bins, coverage.Bins(&sum))
 		} else {
 			// No summary: the run died before writing one (killed at its
 			// limit, say). It still gets its suite, as an error.
@@ -96,12 +110,19 @@ func Merge(dir string) (*Merged, error) {
 		}
 		m.All = append(m.All, mr)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
+	cov := coverage.Merge(bins)
+	m.Coverage.Hit, m.Coverage.Total, m.Coverage.Holes = cov.Hit, cov.Total, cov.Holes
+	if goals != nil {
+		m.Coverage.Unmet = goals.Unmet(cov)
 	}
-	if err := os.WriteFile(filepath.Join(dir, MergedFile), append(b, '\n'), 0o644); err != nil {
-		return nil, err
+	for name, v := range map[string]any{CoverageFile: cov, MergedFile: m} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	var x bytes.Buffer
 	if err := junit.Write(&x, suites...); err != nil {
@@ -127,5 +148,9 @@ th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}tr.bad td{backgrou
 {{range .All}}<tr{{if or .Exit .TimedOut}} class="bad"{{end}}><td>{{if .Report}}<a href="{{.Report}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td>
 <td>{{.Scenario}}</td><td>{{.Seed}}</td><td>{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
 <td><code>{{.Rerun}}</code></td></tr>
-{{end}}</table></body></html>
+{{end}}</table>
+<h2>Functional coverage (golden models' event counters)</h2>
+<p id="coverage">{{.Coverage.Hit}} of {{.Coverage.Total}} bins hit.{{if .Coverage.Unmet}} <b>Goals not met: {{range .Coverage.Unmet}}{{.}} {{end}}</b>{{end}}</p>
+{{if .Coverage.Holes}}<details><summary>{{len .Coverage.Holes}} holes: bins no run hit</summary><ul>{{range .Coverage.Holes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+</body></html>
 `))
