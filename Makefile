@@ -91,7 +91,7 @@ bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); s
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench NICSystem -benchtime 500x ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
-	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench PeakRSS -benchtime 1x ./cmd/cosim
+	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench 'PeakRSS|Campaign' -benchtime 1x ./cmd/cosim
 
 soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
 	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_MESSAGES=$(SOAK_MESSAGES) \

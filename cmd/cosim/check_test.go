@@ -32,12 +32,12 @@ import (
 
 // cosim runs the command with args as main does and returns the exit
 // status and what it printed.
-func cosim(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func cosim(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return cosimCtx(t, context.Background(), args...)
 }
 
-func cosimCtx(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+func cosimCtx(t testing.TB, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(ctx, args, &out, &errb)
