@@ -28,19 +28,7 @@ func TestCampaignOnSlurm(t *testing.T) {
 	t.Setenv("SLURM_CONF", cluster.Conf)
 	dir := t.TempDir()
 	require.NoError(t, os.Chmod(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.toml"), catEdit(map[int]string{2: `cycles = 20`}), 0o644))
-	file := filepath.Join(dir, "c.toml")
-	require.NoError(t, os.WriteFile(file, []byte(`name = "slurm16"
-time_limit = "2m"
-seeds = { from = 1, count = 8 }
-
-[[scenario]]
-file = "ok.toml"
-
-[[scenario]]
-file = "short.toml"
-`), 0o644))
+	file := smallCampaign(t, dir, "slurm16", 1, 8)
 
 	onSlurm := filepath.Join(dir, "slurm")
 	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--partition", cluster.Partition, "--out", onSlurm, "--models", models)

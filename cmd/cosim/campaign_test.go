@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,20 +26,7 @@ func TestCampaignLocal(t *testing.T) {
 	require.NoError(t, err)
 	t.Setenv("COSIM_TEST_MAIN", "1") // the runs are this test binary as cosim
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
-	// Too few cycles for its frames: the run ends with work left.
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.toml"), catEdit(map[int]string{2: `cycles = 20`}), 0o644))
-	file := filepath.Join(dir, "c.toml")
-	require.NoError(t, os.WriteFile(file, []byte(`name = "small"
-time_limit = "2m"
-seeds = { from = 5, count = 3 }
-
-[[scenario]]
-file = "ok.toml"
-
-[[scenario]]
-file = "short.toml"
-`), 0o644))
+	file := smallCampaign(t, dir, "small", 5, 3)
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := cosim(t, "campaign", "run", file, "--jobs", "2", "--out", out, "--models", models)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -84,6 +72,19 @@ file = "short.toml"
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, "6 runs, 1 to run")
 	assert.Contains(t, stdout, "6 runs: 3 passed, 3 failed")
+}
+
+// smallCampaign writes, in dir, a campaign of two scenarios on axis_fifo
+// models with count seeds from from: ok.toml passes, short.toml has too
+// few cycles for its frames and fails every seed.
+func smallCampaign(t *testing.T, dir, name string, from, count int) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "short.toml"), catEdit(map[int]string{2: `cycles = 20`}), 0o644))
+	file := filepath.Join(dir, "c.toml")
+	text := fmt.Sprintf("name = %q\ntime_limit = \"2m\"\nseeds = { from = %d, count = %d }\n\n[[scenario]]\nfile = \"ok.toml\"\n\n[[scenario]]\nfile = \"short.toml\"\n", name, from, count)
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	return file
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -11,6 +11,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,12 +136,7 @@ func suiteOf(r Run) suite {
 		add("links", l.Stream, f, nil)
 	}
 
-	models := make([]string, 0, len(sum.Counters))
-	for m := range sum.Counters {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, m := range models {
+	for _, m := range slices.Sorted(maps.Keys(sum.Counters)) {
 		add("counters", m, counterFailure(sum.Counters[m]), nil)
 	}
 

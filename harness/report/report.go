@@ -12,8 +12,10 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -201,12 +203,7 @@ func figures(t *traffic, sum *engine.Summary) ([]figure, error) {
 			return nil, err
 		}
 	}
-	names := make([]string, 0, len(sum.CompletionLatency))
-	for n := range sum.CompletionLatency {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(sum.CompletionLatency)) {
 		st := sum.CompletionLatency[n]
 		svg, err := latencyPlot(n, st)
 		note := fmt.Sprintf("%d work requests: min %d, p50 %d, p90 %d, p99 %d, max %d cycles", st.Count, st.Min, st.P50, st.P90, st.P99, st.Max)
@@ -220,13 +217,8 @@ func figures(t *traffic, sum *engine.Summary) ([]figure, error) {
 // sampled turns the summary's series of one kind ("sw.queue_bytes.out2.prio3")
 // into plot series named without the kind ("sw out2.prio3").
 func sampled(sum *engine.Summary, kind string, mhz, scale float64, pick func(engine.SeriesPoint) float64) []series {
-	names := make([]string, 0, len(sum.Series))
-	for n := range sum.Series {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []series
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(sum.Series)) {
 		model, rest, _ := strings.Cut(n, ".")
 		what, tail, ok := strings.Cut(rest, ".")
 		if !ok || what != kind {
@@ -253,13 +245,8 @@ func pausedLinks(ps []pause) int {
 
 // counters lists each model's non-zero counters, differing ones first.
 func counters(sum *engine.Summary) []modelCounters {
-	models := make([]string, 0, len(sum.Counters))
-	for m := range sum.Counters {
-		models = append(models, m)
-	}
-	sort.Strings(models)
 	var out []modelCounters
-	for _, m := range models {
+	for _, m := range slices.Sorted(maps.Keys(sum.Counters)) {
 		mc := modelCounters{Model: m}
 		for name, p := range sum.Counters[m] {
 			if p.DUT != 0 || p.Golden != 0 {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,12 +77,7 @@ func readTraffic(dir string, sum *engine.Summary) (*traffic, error) {
 		}
 		t.links = append(t.links, l)
 	}
-	keys := make([]string, 0, len(qps))
-	for k := range qps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(qps)) {
 		t.qps = append(t.qps, qps[k])
 	}
 	return t, nil
