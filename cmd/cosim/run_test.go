@@ -24,6 +24,7 @@ import (
 	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 // realModels is where `make build` puts the models, seen from this package.
@@ -348,4 +349,22 @@ func TestRunBrokenPeer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A path MTU whose packets a switch between the NICs cannot take is a
+// scenario error naming the file, line and key, found before any model
+// starts (the switch would drop every full-size packet as oversize).
+func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(string(scenario.DefaultTOML()), "pmtu = 1024", "pmtu = 4096", 1)
+	require.Contains(t, text, "pmtu = 4096")
+	file := filepath.Join(dir, "big.toml")
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	line := 1 + strings.Count(text[:strings.Index(text, "pmtu = 4096")], "\n")
+	models, err := filepath.Abs(needModels(t, "nic_64", "switch4_64"))
+	require.NoError(t, err)
+	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) between the NICs takes at most 2048: use 1024 or less", file, line),
+		strings.SplitN(stderr, "\n", 2)[0])
 }

@@ -109,6 +109,7 @@ func init() {
 			Golden:    newSwitchGolden(ports),
 			Counters:  ethswitch.CounterAddrs(ports),
 			Registers: switchRegisters(),
+			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
 		})
 	}
 }

@@ -3,15 +3,57 @@ package rdma
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/harness/device/nicdev"
 	"github.com/rocesim/cosim/harness/engine"
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 func init() { engine.RegisterWorkload(setup) }
+
+// rocePacketOverhead is what a RoCEv2 packet of the NIC adds to its
+// payload at most: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16 and
+// ImmDt 4 (RDMA WRITE Only with Immediate, IBA 9.2 to 9.4), ICRC 4.
+const rocePacketOverhead = 14 + 20 + 8 + 12 + 16 + 4 + 4
+
+// pathMTUFits refuses a workload whose full-size packets a model between
+// its NICs cannot take (a switch drops them as oversize): the error names
+// the scenario's file, line and key.
+func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
+	sc := ws.Scenario
+	frame := w.PMTU + rocePacketOverhead
+	for _, nic := range w.NICs {
+		for _, l := range sc.Links {
+			if l.From != nic+".out0" {
+				continue
+			}
+			to, _, _ := strings.Cut(l.To, ".")
+			m, err := ws.Model(to)
+			if err != nil || m.Top.MaxFrame == 0 || frame <= m.Top.MaxFrame {
+				continue
+			}
+			return &engine.ScenarioError{Err: sc.KeyError(fmt.Sprintf("rdma.%d.pmtu", i),
+				"a path MTU of %d makes packets of up to %d bytes, and %s (top %s) between the NICs takes at most %d: use %d or less",
+				w.PMTU, frame, to, m.Top.Name, m.Top.MaxFrame, largestPMTU(m.Top.MaxFrame))}
+		}
+	}
+	return nil
+}
+
+// largestPMTU is the largest path MTU whose packets fit in maxFrame bytes.
+func largestPMTU(maxFrame int) int {
+	p := 256
+	for _, q := range []int{512, 1024, 2048, 4096} {
+		if q+rocePacketOverhead <= maxFrame {
+			p = q
+		}
+	}
+	return p
+}
 
 // setup makes the scenario's [[rdma]] workloads: each NIC's golden model
 // and DUT get the same configuration (calls and CSR writes) and the same
@@ -21,6 +63,9 @@ func setup(ws *engine.WorkloadSetup) ([]engine.Workload, error) {
 	sc := ws.Scenario
 	var out []engine.Workload
 	for i, w := range sc.RDMA {
+		if err := pathMTUFits(ws, i, w); err != nil {
+			return nil, err
+		}
 		x, err := newRDMA(i, w, sc, ws.Seed, ws.ClockHz)
 		if err != nil {
 			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: %w", sc.File, err)}
