@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -367,4 +368,43 @@ func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) between the NICs takes at most 2048: use 1024 or less", file, line),
 		strings.SplitN(stderr, "\n", 2)[0])
+}
+
+// A loop of links through a switch (no spanning tree in the RTL) is a
+// scenario error naming the link that closes it; a chain of switches is
+// not a loop, nor is a cable's return direction.
+func TestRunSwitchLoop(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "switch4_64"))
+	require.NoError(t, err)
+	cable := func(a string, ap int, b string, bp int) string {
+		return fmt.Sprintf("\n[[link]]\nfrom = \"%s.out%d\"\nto = \"%s.in%d\"\nlatency = 4\n\n[[link]]\nfrom = \"%s.out%d\"\nto = \"%s.in%d\"\nlatency = 4\n", a, ap, b, bp, b, bp, a, ap)
+	}
+	head := "name = \"loop\"\ncycles = 2000\n"
+	for _, sw := range []string{"sw1", "sw2", "sw3"} {
+		head += fmt.Sprintf("\n[[model]]\nname = %q\ntop = \"switch4\"\n", sw)
+	}
+	traffic := "\n[[traffic]]\nkind = \"roce\"\nto = \"sw1.in0\"\nframes = 20\n"
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, links string
+		loop        string // "" when the scenario is no loop
+	}{
+		{"chain", cable("sw1", 2, "sw2", 2) + cable("sw2", 3, "sw3", 3), ""},
+		{"two cables", cable("sw1", 2, "sw2", 2) + cable("sw1", 3, "sw2", 3), "sw2 - sw1 - sw2"},
+		{"ring", cable("sw1", 2, "sw2", 2) + cable("sw2", 3, "sw3", 3) + cable("sw3", 2, "sw1", 3), "sw3 - sw2 - sw1 - sw3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := head + c.links + traffic
+			file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".toml")
+			require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+			code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, c.name), "--models", models)
+			if c.loop == "" {
+				assert.Equal(t, 0, code, stderr)
+				return
+			}
+			assert.Equal(t, 2, code, stderr)
+			first := strings.SplitN(stderr, "\n", 2)[0]
+			assert.Regexp(t, `^cosim: run: .*\.toml:\d+: link\[\d+\]\.to: this link closes a loop \(`+regexp.QuoteMeta(c.loop)+`\) through sw\d \(top switch4\)`, first)
+		})
+	}
 }

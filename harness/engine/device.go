@@ -110,6 +110,10 @@ type Top struct {
 	// MaxFrame is the longest frame its inputs take, in bytes (0: no
 	// limit): workloads check their path MTU against it.
 	MaxFrame int
+	// Floods: it sends a frame out of several ports (a switch flooding an
+	// unknown destination), so a loop of links through it would carry
+	// copies round for ever; scenarios with such a loop are refused.
+	Floods bool
 }
 
 var tops = map[string]Top{}

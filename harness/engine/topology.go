@@ -145,6 +145,9 @@ func newRun(cfg Config) (_ *run, err error) {
 		lk.toNode = r.byName[lk.to.model]
 		r.links = append(r.links, lk)
 	}
+	if err := r.checkLoops(); err != nil {
+		return nil, err
+	}
 	srcs, srcErrs := r.makeSources()
 	defer func() {
 		if err != nil { // a run that never starts closes its captures here
@@ -304,4 +307,71 @@ func hashName(s string) uint64 {
 		h = (h ^ uint64(s[i])) * 1099511628211
 	}
 	return h
+}
+
+// checkLoops refuses a loop of cables through a model that floods. A cable
+// is a model port pair joined both ways (a.outN to b.inM and b.outM to
+// a.inN) or one way. Cables are added to a forest one by one; a cable
+// whose ends the forest already connects closes a loop: the forest's path
+// between them and the cable itself.
+func (r *run) checkLoops() error {
+	type end struct {
+		model string
+		port  int
+	}
+	tree := map[string][]string{} // the forest's cables, both ways
+	seen := map[[2]end]bool{}
+	for i, lk := range r.links {
+		a, b := end{lk.from.model, lk.from.port}, end{lk.to.model, lk.to.port}
+		if a.model > b.model || (a.model == b.model && a.port > b.port) {
+			a, b = b, a
+		}
+		if seen[[2]end{a, b}] { // the other direction of a cable already counted
+			continue
+		}
+		seen[[2]end{a, b}] = true
+		loop := treePath(tree, a.model, b.model)
+		if loop == nil {
+			tree[a.model] = append(tree[a.model], b.model)
+			tree[b.model] = append(tree[b.model], a.model)
+			continue
+		}
+		for _, m := range loop {
+			if n := r.byName[m]; n.top.Floods {
+				return &ScenarioError{r.sc.KeyError(fmt.Sprintf("link.%d.to", i),
+					"this link closes a loop (%s) through %s (top %s), which floods frames out of every port and has no spanning tree: the copies would circle for ever",
+					strings.Join(append(loop, loop[0]), " - "), n.name, n.top.Name)}
+			}
+		}
+	}
+	return nil
+}
+
+// treePath returns the models on the forest's path from a to b, both
+// included, or nil when the forest does not connect them.
+func treePath(tree map[string][]string, a, b string) []string {
+	if a == b {
+		return []string{a}
+	}
+	prev := map[string]string{a: ""}
+	queue := []string{a}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		for _, n := range tree[m] {
+			if _, ok := prev[n]; ok {
+				continue
+			}
+			prev[n] = m
+			if n == b {
+				path := []string{b}
+				for p := m; p != ""; p = prev[p] {
+					path = append(path, p)
+				}
+				return path
+			}
+			queue = append(queue, n)
+		}
+	}
+	return nil
 }

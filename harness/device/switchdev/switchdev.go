@@ -110,6 +110,7 @@ func init() {
 			Counters:  ethswitch.CounterAddrs(ports),
 			Registers: switchRegisters(),
 			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
+			Floods:    true,                             // no spanning tree in the RTL
 		})
 	}
 }
