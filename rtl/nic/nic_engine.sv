@@ -61,17 +61,17 @@
 //
 // Structure: state registers x_q and next-state logic. One always_comb
 // (next_state) runs the five steps above, golden's functions as tasks, on
-// next values x_d that start as x_q: every scalar and small per-QP field,
-// the CNP queue, the completion FIFO. The large per-QP memories (SQ and RQ
-// WQE rings, READ resources, job queues) are not copied: each step that
-// writes one has a write port (*_we, index, data) that the always_ff
-// applies in step order, and a later step of the same cycle that reads
-// what an earlier one wrote reads through a forwarding mux (wqe_now,
-// wtx_now, job_now). The receive step, which may shift its QP's job queue,
-// works on a copy of that one queue (rjobs). The QP context is written by
-// qp_load in the always_ff directly: nothing reads a QP's context in the
-// cycle that loads it. This RTL is for simulation first (README
-// "Microarchitecture").
+// next values x_d that start as x_q: the scalars, the per-QP fields, the
+// CNP queue, the host frame lengths and the completion FIFO (packed, copied
+// as one vector). The large per-QP memories (SQ and RQ WQE rings, READ
+// resources, job queues) are not copied: each step that writes one drives a
+// write port (*_we, index, data) that the always_ff applies in step order,
+// and a later step of the same cycle that reads what an earlier one wrote
+// reads through a forwarding mux (wqe_now, wtx_now, job_now). The receive
+// step, which may shift its QP's job queue, works on a copy of that one
+// queue (rjobs). The QP context is written by qp_load in the always_ff
+// directly: nothing reads a QP's context in the cycle that loads it. This
+// RTL is for simulation first (README "Microarchitecture").
 //
 // Limits (where golden is wider, the harness keeps within these):
 //   - a QP's MAX_READS context field above MAX_READS is taken as MAX_READS
@@ -412,13 +412,14 @@ int          cnpq_q [QPS], cnpq_d [QPS];   // CNP queue, oldest first; a QP at m
 int          cnp_n_q, cnp_n_d;
 logic [63:0] tx_free_q, tx_free_d;         // the transmitter is free from this cycle on (spacing)
 logic [63:0] reads_end_q [DMA_MAX_READS], reads_end_d [DMA_MAX_READS];
-// host frames (in2) waiting: lengths
-logic [15:0] host_len_q [HOST_DEPTH], host_len_d [HOST_DEPTH];
+// host frames (in2) waiting: lengths (packed, as cq_q below)
+logic [HOST_DEPTH-1:0][15:0] host_len_q, host_len_d;
 int          host_head_q, host_head_d, host_n_q, host_n_d;
 // completions: the FIFO is a next-state copy, as a cycle may complete any
 // number of WQEs (an ACK of many, a flush), and the oldest leaves the same
-// cycle
-comp_t       cq_q [CQ_DEPTH], cq_d [CQ_DEPTH];
+// cycle. Packed, so that Verilator copies it as one vector (a loop), not
+// entry by entry in straight-line code (twice as slow a model).
+comp_t [CQ_DEPTH-1:0] cq_q, cq_d;
 int          cq_head_q, cq_head_d, cq_n_q, cq_n_d;
 // counters of this cycle; inc_dirty says this cycle counted something
 logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
