@@ -62,12 +62,13 @@
 // Structure: state registers x_q and next-state logic. One always_comb
 // (next_state) runs the five steps above, golden's functions as tasks, on
 // next values x_d that start as x_q: the scalars, the per-QP fields, the
-// CNP queue, the host frame lengths and the completion FIFO (packed, copied
-// as one vector). The large per-QP memories (SQ and RQ WQE rings, READ
-// resources, job queues) are not copied: each step that writes one drives a
-// write port (*_we, index, data) that the always_ff applies in step order,
-// and a later step of the same cycle that reads what an earlier one wrote
-// reads through a forwarding mux (wqe_now, wtx_now, job_now). The receive
+// CNP queue, the counts of the host frame and completion FIFOs. The
+// memories (SQ and RQ WQE rings, READ resources, job queues, the two
+// FIFOs' entries) are not copied: each step that writes one drives a
+// write port (*_we, index, data; the completion FIFO has one per entry, as
+// a cycle may push many) that the always_ff applies in step order, and a
+// later step of the same cycle that reads what an earlier one wrote reads
+// through a forwarding mux (wqe_now, wtx_now, job_now). The receive
 // step, which may shift its QP's job queue, works on a copy of that one
 // queue (rjobs). The QP context is written by qp_load in the always_ff
 // directly: nothing reads a QP's context in the cycle that loads it. This
@@ -412,14 +413,19 @@ int          cnpq_q [QPS], cnpq_d [QPS];   // CNP queue, oldest first; a QP at m
 int          cnp_n_q, cnp_n_d;
 logic [63:0] tx_free_q, tx_free_d;         // the transmitter is free from this cycle on (spacing)
 logic [63:0] reads_end_q [DMA_MAX_READS], reads_end_d [DMA_MAX_READS];
-// host frames (in2) waiting: lengths (packed, as cq_q below)
-logic [HOST_DEPTH-1:0][15:0] host_len_q, host_len_d;
+// host frames (in2) waiting: their lengths, written by the always_ff (at
+// most one pushed and one taken a cycle)
+logic [15:0] host_len_q [HOST_DEPTH];
 int          host_head_q, host_head_d, host_n_q, host_n_d;
-// completions: the FIFO is a next-state copy, as a cycle may complete any
-// number of WQEs (an ACK of many, a flush), and the oldest leaves the same
-// cycle. Packed, so that Verilator copies it as one vector (a loop), not
-// entry by entry in straight-line code (twice as slow a model).
-comp_t [CQ_DEPTH-1:0] cq_q, cq_d;
+// completions: a cycle may complete any number of WQEs (an ACK of many, a
+// flush), and the oldest leaves the same cycle. The FIFO's storage cq_q is
+// written only at the edge, each entry by its own port (g_cq): `complete`
+// puts a push at its FIFO position i in cq_w and sets cq_we[i]. Entries of
+// cq_w not pushed this cycle are stale and never read: no next-state copy
+// of the whole FIFO.
+comp_t       cq_q [CQ_DEPTH];
+comp_t       cq_w [CQ_DEPTH];
+logic [CQ_DEPTH-1:0] cq_we;
 int          cq_head_q, cq_head_d, cq_n_q, cq_n_d;
 // counters of this cycle; inc_dirty says this cycle counted something
 logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
@@ -533,8 +539,9 @@ task automatic complete(input int q, input logic recv, input logic [2:0] op, inp
         node_cnt(N_CQ_OVERFLOW);
     end else begin
         i = (cq_head_d + cq_n_d) % CQ_DEPTH;
-        cq_d[i].recv = recv; cq_d[i].op = op; cq_d[i].status = st; cq_d[i].has_imm = has_imm; cq_d[i].qpn = qpn_q[q];
-        cq_d[i].id = id; cq_d[i].bytes = bytes; cq_d[i].imm = imm;
+        cq_w[i].recv = recv; cq_w[i].op = op; cq_w[i].status = st; cq_w[i].has_imm = has_imm; cq_w[i].qpn = qpn_q[q];
+        cq_w[i].id = id; cq_w[i].bytes = bytes; cq_w[i].imm = imm;
+        cq_we[i] = 1'b1;
         cq_n_d = cq_n_d + 1;
     end
 endtask
@@ -1571,8 +1578,11 @@ always_comb begin : next_state
     last_resp_d = last_resp_q; cnp_waiting_d = cnp_waiting_q; np_sent_d = np_sent_q; np_last_d = np_last_q;
     pend_d = pend_q;
     rr_d = rr_q; cnpq_d = cnpq_q; cnp_n_d = cnp_n_q; tx_free_d = tx_free_q; reads_end_d = reads_end_q;
-    host_len_d = host_len_q; host_head_d = host_head_q; host_n_d = host_n_q;
-    cq_d = cq_q; cq_head_d = cq_head_q; cq_n_d = cq_n_q;
+    host_head_d = host_head_q; host_n_d = host_n_q;
+    cq_head_d = cq_head_q; cq_n_d = cq_n_q;
+    cq_we = '0;
+    // the entry a first push takes (so that every path assigns cq_w)
+    cq_w[(cq_head_q + cq_n_q) % CQ_DEPTH] = '0;
     // memory ports: no write unless a rule below writes
     sq_we = 1'b0; rq_we = 1'b0; p_slot = 0; p_idx = 0; p_wqe = '0; p_rwqe = '0;
     got_we = 1'b0; got_idx = 0; got_val = '0;
@@ -1619,16 +1629,15 @@ always_comb begin : next_state
         end
         // host frames that may go from now on
         if (host_push) begin
-            if (host_n_d < HOST_DEPTH) begin
-                host_len_d[(host_head_d + host_n_d) % HOST_DEPTH] = host_push_len;
-                host_n_d = host_n_d + 1;
-            end
+            // its length is written into host_len_q at the edge
+            if (host_n_d < HOST_DEPTH) host_n_d = host_n_d + 1;
         end
         // 5. the transmit decision
         if (tx_free(now)) begin
             if (host_n_d > 0) begin
                 d_host_go = 1'b1;
-                tx_sent(now, int'(host_len_d[host_head_d]), 0);
+                // the oldest: waiting since before t, else pushed at t
+                tx_sent(now, host_n_q > 0 ? int'(host_len_q[host_head_d]) : int'(host_push_len), 0);
                 host_head_d = (host_head_d + 1) % HOST_DEPTH;
                 host_n_d = host_n_d - 1;
             end else begin
@@ -1654,7 +1663,7 @@ always_comb begin : next_state
         // the oldest completion leaves
         if (cq_n_d > 0) begin
             d_cq_valid = 1'b1;
-            d_cq = cq_d[cq_head_d];
+            d_cq = cq_n_q > 0 ? cq_q[cq_head_d] : cq_w[cq_head_d];
             cq_head_d = (cq_head_d + 1) % CQ_DEPTH;
             cq_n_d = cq_n_d - 1;
         end
@@ -1702,8 +1711,9 @@ always_ff @(posedge clk) begin
         last_resp_q <= last_resp_d; cnp_waiting_q <= cnp_waiting_d; np_sent_q <= np_sent_d;
         np_last_q <= np_last_d; pend_q <= pend_d;
         rr_q <= rr_d; cnpq_q <= cnpq_d; cnp_n_q <= cnp_n_d; tx_free_q <= tx_free_d; reads_end_q <= reads_end_d;
-        host_len_q <= host_len_d; host_head_q <= host_head_d; host_n_q <= host_n_d;
-        cq_q <= cq_d; cq_head_q <= cq_head_d; cq_n_q <= cq_n_d;
+        host_head_q <= host_head_d; host_n_q <= host_n_d;
+        cq_head_q <= cq_head_d; cq_n_q <= cq_n_d;
+        if (host_push && host_n_q < HOST_DEPTH) host_len_q[(host_head_q + host_n_q) % HOST_DEPTH] <= host_push_len;
         // the context of a QP loaded this cycle (golden newQP)
         for (int q = 0; q < QPS; q++) begin
             if (qp_load[q] && !v_q[q]) begin
@@ -1783,6 +1793,13 @@ always_comb begin
         qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
         qp_valid[q] = v_q[q];
         qp_qpn_flat[24*q +: 24] = qpn_q[q];
+    end
+end
+
+// the completion FIFO's storage: entry k is written when pushed this cycle
+for (genvar k = 0; k < CQ_DEPTH; k++) begin : g_cq
+    always_ff @(posedge clk) begin
+        if (cq_we[k]) cq_q[k] <= cq_w[k];
     end
 end
 
