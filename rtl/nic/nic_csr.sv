@@ -422,7 +422,7 @@ module nic_csr #(
     // Counters: only a cycle with increments adds (most cycles have none),
     // and within it only the QPs that have some; a CSR write to a counter
     // comes last and wins over the increments of its cycle. The counters
-    // are updated in place (blocking, BLKSEQ waived as in nic_engine), after
+    // are updated in place (blocking, BLKSEQ waived as in rtl/switch/switch_buffer.sv), after
     // the read of this block, their only reader: a nonblocking update of an
     // array written at a variable index made the simulator copy all 16896
     // bits twice in every cycle.

@@ -59,11 +59,20 @@
 // (golden appends each AddQP to Node.qps; round robin and timer order are
 // then the same).
 //
-// The procedural block updates the per-QP arrays in place with blocking
-// assignments (a BLKSEQ waiver, as rtl/switch/switch_buffer.sv): a _q/_d
-// pair would copy every WQE ring, job queue and READ resource of every QP
-// each cycle, and golden's sequential rules read back what they just wrote.
-// This RTL is for simulation first (README "Microarchitecture").
+// Structure: state registers x_q and next-state logic. One always_comb
+// (next_state) runs the five steps above, golden's functions as tasks, on
+// next values x_d that start as x_q: the scalars, the per-QP fields, the
+// CNP queue, the counts of the host frame and completion FIFOs. The
+// memories (SQ and RQ WQE rings, READ resources, job queues, the two
+// FIFOs' entries) are not copied: each step that writes one drives a
+// write port (*_we, index, data; the completion FIFO has one per entry, as
+// a cycle may push many) that the always_ff applies in step order, and a
+// later step of the same cycle that reads what an earlier one wrote reads
+// through a forwarding mux (wqe_now, wtx_now, job_now). The receive
+// step, which may shift its QP's job queue, works on a copy of that one
+// queue (rjobs). The QP context is written by qp_load in the always_ff
+// directly: nothing reads a QP's context in the cycle that loads it. This
+// RTL is for simulation first (README "Microarchitecture").
 //
 // Limits (where golden is wider, the harness keeps within these):
 //   - a QP's MAX_READS context field above MAX_READS is taken as MAX_READS
@@ -245,6 +254,7 @@ end
 // ---- state types ----
 typedef logic [23:0] psn_t;
 
+// a send WQE as posted (node_post writes it; nothing else changes it)
 typedef struct packed {
     logic [63:0] id;
     logic [2:0]  op;
@@ -253,12 +263,17 @@ typedef struct packed {
     logic [63:0] raddr;
     logic [31:0] rkey;
     logic [31:0] imm;
-    psn_t        first;
     logic [31:0] n;
-    logic        started;
-    logic [31:0] got;
-    psn_t        req_start;
 } wqe_t;
+
+// a send WQE's transmit progress (req_next writes it; a post clears it);
+// its READ responses received (got) are a memory of their own, written by
+// the receive step
+typedef struct packed {
+    logic        started;
+    psn_t        first;
+    psn_t        req_start;
+} wtx_t;
 
 typedef struct packed {
     logic [63:0] id;
@@ -266,14 +281,14 @@ typedef struct packed {
     logic [31:0] len;
 } rwqe_t;
 
+// a READ resource (read_request writes it; its valid and queued flags are
+// next-state bits, res_valid_d and res_queued_d)
 typedef struct packed {
     psn_t        first;
     psn_t        last;
     logic [63:0] va;
     logic [31:0] length;
     logic [31:0] rkey;
-    logic        valid;
-    logic        queued;
 } res_t;
 
 typedef struct packed {
@@ -314,10 +329,7 @@ typedef struct packed {
     logic [31:0] imm;
 } comp_t;
 
-// ---- per-QP state (slot q) ----
-// context
-logic        v_q     [QPS];   // loaded (golden: in Node.qps)
-logic        err_q   [QPS];
+// ---- per-QP context (slot q): registers written at qp_load only ----
 logic [23:0] qpn_q   [QPS];
 logic [23:0] rqpn_q  [QPS];
 logic [47:0] rmac_q  [QPS];
@@ -335,49 +347,51 @@ logic [1:0]  acc_q   [QPS];
 logic [22:0] win_q   [QPS];
 logic [31:0] ackev_q [QPS];
 logic [7:0]  nres_q  [QPS];   // READ resources in use: min(MaxReads, MAX_READS)
+
+// ---- per-QP state (slot q): registers x_q, next values x_d ----
+logic        v_q     [QPS], v_d     [QPS];   // loaded (golden: in Node.qps)
+logic        err_q   [QPS], err_d   [QPS];
 // requester
-wqe_t        sq      [QPS][SQ_DEPTH];
-int          r_head  [QPS];
-int          r_count [QPS];
-int          r_started[QPS];
-int          r_cur   [QPS];
-psn_t        r_cursor[QPS];
-psn_t        r_next  [QPS];
-psn_t        r_una   [QPS];
-int          r_reads [QPS];
-logic [2:0]  r_retry_left[QPS];
-logic [2:0]  r_rnr_left  [QPS];
-logic        r_started_retry[QPS];
-logic        r_timer_on[QPS];
-logic [63:0] r_deadline[QPS];
-logic        r_rnr_wait[QPS];
-logic [63:0] r_rnr_until[QPS];
-psn_t        r_rnr_psn[QPS];
+int          r_head_q  [QPS], r_head_d  [QPS];
+int          r_count_q [QPS], r_count_d [QPS];
+int          r_started_q[QPS], r_started_d[QPS];
+int          r_cur_q   [QPS], r_cur_d   [QPS];
+psn_t        r_cursor_q[QPS], r_cursor_d[QPS];
+psn_t        r_next_q  [QPS], r_next_d  [QPS];
+psn_t        r_una_q   [QPS], r_una_d   [QPS];
+int          r_reads_q [QPS], r_reads_d [QPS];
+logic [2:0]  r_retry_left_q[QPS], r_retry_left_d[QPS];
+logic [2:0]  r_rnr_left_q  [QPS], r_rnr_left_d  [QPS];
+logic        r_started_retry_q[QPS], r_started_retry_d[QPS];
+logic        r_timer_on_q[QPS], r_timer_on_d[QPS];
+logic [63:0] r_deadline_q[QPS], r_deadline_d[QPS];
+logic        r_rnr_wait_q[QPS], r_rnr_wait_d[QPS];
+logic [63:0] r_rnr_until_q[QPS], r_rnr_until_d[QPS];
+psn_t        r_rnr_psn_q[QPS], r_rnr_psn_d[QPS];
 // responder
-psn_t        s_epsn  [QPS];
-logic [23:0] s_msn   [QPS];
-logic        s_nak_sent[QPS];
-logic        s_in_send[QPS];
-logic        s_in_write[QPS];
-logic        s_taken [QPS];
-logic [31:0] s_off   [QPS];
-logic [63:0] s_wva   [QPS];
-logic [31:0] s_wleft [QPS];
-logic [31:0] s_wlen  [QPS];
-rwqe_t       rq      [QPS][RQ_DEPTH];
-int          s_rq_head[QPS];
-int          s_rq_n  [QPS];
-res_t        res     [QPS][MAX_READS];
-int          s_res_next[QPS];
-job_t        jobs    [QPS][RESP_DEPTH];
-int          s_job_head[QPS];
-int          s_job_n [QPS];
+psn_t        s_epsn_q    [QPS], s_epsn_d    [QPS];
+logic [23:0] s_msn_q     [QPS], s_msn_d     [QPS];
+logic        s_nak_sent_q[QPS], s_nak_sent_d[QPS];
+logic        s_in_send_q [QPS], s_in_send_d [QPS];
+logic        s_in_write_q[QPS], s_in_write_d[QPS];
+logic        s_taken_q   [QPS], s_taken_d   [QPS];
+logic [31:0] s_off_q     [QPS], s_off_d     [QPS];
+logic [63:0] s_wva_q     [QPS], s_wva_d     [QPS];
+logic [31:0] s_wleft_q   [QPS], s_wleft_d   [QPS];
+logic [31:0] s_wlen_q    [QPS], s_wlen_d    [QPS];
+int          s_rq_head_q [QPS], s_rq_head_d [QPS];
+int          s_rq_n_q    [QPS], s_rq_n_d    [QPS];
+int          s_res_next_q[QPS], s_res_next_d[QPS];
+int          s_job_head_q[QPS], s_job_head_d[QPS];
+int          s_job_n_q   [QPS], s_job_n_d   [QPS];
+logic        res_valid_q [QPS][MAX_READS], res_valid_d [QPS][MAX_READS];
+logic        res_queued_q[QPS][MAX_READS], res_queued_d[QPS][MAX_READS];
 // NP, poll
-logic        last_resp_q[QPS];
-logic        cnp_waiting_q[QPS];
-logic        np_sent_q[QPS];
-logic [63:0] np_last_q[QPS];
-logic        pend_q  [QPS];
+logic        last_resp_q  [QPS], last_resp_d  [QPS];
+logic        cnp_waiting_q[QPS], cnp_waiting_d[QPS];
+logic        np_sent_q    [QPS], np_sent_d    [QPS];
+logic [63:0] np_last_q    [QPS], np_last_d    [QPS];
+logic        pend_q       [QPS], pend_d       [QPS];
 // DCQCN: the reaction point of each QP (nic_dcqcn_rp, one per slot, below):
 // its hold (golden `paced() && now < nextSend`) and timer ticks in the cycle
 // itself; the packet decided at t reaches it as `sent` in t+1 (SENT_LATE).
@@ -385,32 +399,72 @@ logic        rp_hold  [QPS];
 logic        rp_tick  [QPS];   // a DCQCN timer of the QP fired at the start of this cycle
 logic        rp_armed [QPS];   // a DCQCN timer of the QP is armed (for idle)
 
-// node
-int          rr_q;
-int          cnpq    [QPS];   // CNP queue, oldest first; a QP at most once
-int          cnp_n;
+// ---- per-QP memories, written through the ports below ----
+wqe_t        sq_q     [QPS][SQ_DEPTH];
+wtx_t        sq_tx_q  [QPS][SQ_DEPTH];
+logic [31:0] sq_got_q [QPS][SQ_DEPTH];
+rwqe_t       rq_q     [QPS][RQ_DEPTH];
+res_t        res_q    [QPS][MAX_READS];
+job_t        jobs_q   [QPS][RESP_DEPTH];
+// ---- node state ----
 logic [63:0] now_q;
-logic [63:0] tx_free_q;       // the transmitter is free from this cycle on (spacing)
-logic [63:0] reads_end [DMA_MAX_READS];
-// host frames (in2) waiting: lengths
-logic [15:0] host_len [HOST_DEPTH];
-int          host_head, host_n;
-// completions
-comp_t       cq      [CQ_DEPTH];
-int          cq_head, cq_n;
-// counters of this cycle: all zero between cycles; inc_dirty says this
-// cycle counted something (only then are they copied out and cleared: most
-// cycles count nothing)
+int          rr_q, rr_d;
+int          cnpq_q [QPS], cnpq_d [QPS];   // CNP queue, oldest first; a QP at most once
+int          cnp_n_q, cnp_n_d;
+logic [63:0] tx_free_q, tx_free_d;         // the transmitter is free from this cycle on (spacing)
+logic [63:0] reads_end_q [DMA_MAX_READS], reads_end_d [DMA_MAX_READS];
+// host frames (in2) waiting: their lengths, written by the always_ff (at
+// most one pushed and one taken a cycle)
+logic [15:0] host_len_q [HOST_DEPTH];
+int          host_head_q, host_head_d, host_n_q, host_n_d;
+// completions: a cycle may complete any number of WQEs (an ACK of many, a
+// flush), and the oldest leaves the same cycle. The FIFO's storage cq_q is
+// written only at the edge, each entry by its own port (g_cq): `complete`
+// puts a push at its FIFO position i in cq_w and sets cq_we[i]. Entries of
+// cq_w not pushed this cycle are stale and never read: no next-state copy
+// of the whole FIFO.
+comp_t       cq_q [CQ_DEPTH];
+comp_t       cq_w [CQ_DEPTH];
+logic [CQ_DEPTH-1:0] cq_we;
+int          cq_head_q, cq_head_d, cq_n_q, cq_n_d;
+// counters of this cycle; inc_dirty says this cycle counted something
 logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
 logic [INC_WIDTH-1:0] inc_qp   [QPS][QP_CNT];
 logic                 inc_dirty;
 
 // The tasks and functions below take slot and counter numbers as int (as
-// golden's indices) and whole structs of which they read a few fields.
+// golden's indices) and whole structs of which they read a few fields; the
+// memory ports below take their indices as int too.
 /* verilator lint_off UNUSEDSIGNAL */
-// The whole engine updates its state in place (header): BLKSEQ waived from
-// here to the end of the cycle block.
-/* verilator lint_off BLKSEQ */
+
+// ---- the memories' write ports (set by the tasks, applied at the edge) ----
+// node_post: a send WQE (sq_we) or a receive WQE (rq_we) at index p_idx of
+// slot p_slot
+logic        sq_we, rq_we;
+int          p_slot, p_idx;
+wqe_t        p_wqe;
+rwqe_t       p_rwqe;
+// the receive step (slot rec_slot): READ responses counted at SQ index
+// got_idx; READ resource resw_idx; its job queue, worked on in rjobs (a
+// job removed from the middle moves the ones behind it) and written back
+// whole
+logic        got_we;
+int          got_idx;
+logic [31:0] got_val;
+logic        resw_we;
+int          resw_idx;
+res_t        resw;
+logic        rjobs_we;
+job_t        rjobs    [RESP_DEPTH];
+// the transmit step: the progress of SQ entry tx_idx of tx_slot; the job
+// at pj_idx of pj_slot (a READ response sent)
+logic        tx_we;
+int          tx_slot, tx_idx;
+wtx_t        tx_wdata;
+logic        pj_we;
+int          pj_slot, pj_idx;
+job_t        pj_wdata;
+
 
 // ---- small helpers ----
 
@@ -463,6 +517,9 @@ logic [15:0]           d_rxj_len;
 logic [QPS-1:0]        d_sent;         // the QP's sentPaced of this cycle (vectors:
                                        // one assignment each, not one per QP)
 logic [15:0]           d_sent_bytes;
+logic                  d_cq_valid;     // the oldest completion leaves (to r_cq)
+comp_t                 d_cq;
+logic                  d_idle;
 logic [QPS-1:0]        r_sent_q;       // ... handed to nic_dcqcn_rp in the next cycle
 logic [15:0]           r_sent_bytes;
 // golden calls the reaction point only when DCQCN.LineRate != 0
@@ -478,13 +535,14 @@ task automatic complete(input int q, input logic recv, input logic [2:0] op, inp
     int i;
     if (st == ST_SUCCESS) cnt(q, C_COMP_SUCCESS);
     else                  cnt(q, C_COMP_ERROR);
-    if (cq_n == CQ_DEPTH) begin
+    if (cq_n_d == CQ_DEPTH) begin
         node_cnt(N_CQ_OVERFLOW);
     end else begin
-        i = (cq_head + cq_n) % CQ_DEPTH;
-        cq[i].recv = recv; cq[i].op = op; cq[i].status = st; cq[i].has_imm = has_imm; cq[i].qpn = qpn_q[q];
-        cq[i].id = id; cq[i].bytes = bytes; cq[i].imm = imm;
-        cq_n = cq_n + 1;
+        i = (cq_head_d + cq_n_d) % CQ_DEPTH;
+        cq_w[i].recv = recv; cq_w[i].op = op; cq_w[i].status = st; cq_w[i].has_imm = has_imm; cq_w[i].qpn = qpn_q[q];
+        cq_w[i].id = id; cq_w[i].bytes = bytes; cq_w[i].imm = imm;
+        cq_we[i] = 1'b1;
+        cq_n_d = cq_n_d + 1;
     end
 endtask
 
@@ -509,7 +567,7 @@ endtask
 // ================= responder (golden responder.go) =================
 
 function automatic int job_idx(input int q, input int k);
-    return (s_job_head[q] + k) % RESP_DEPTH;
+    return (s_job_head_d[q] + k) % RESP_DEPTH;
 endfunction
 
 // (fields, not a job_t: a wide argument is a wide local per call site)
@@ -520,8 +578,9 @@ endfunction
 task automatic job_merge(input int q, input int k, input psn_t psn, input logic [23:0] msn);
     int i;
     i = job_idx(q, k);
-    if (pdiff(psn, jobs[q][i].psn) > 0) jobs[q][i].psn = psn;
-    jobs[q][i].msn = msn;
+    if (pdiff(psn, rjobs[i].psn) > 0) rjobs[i].psn = psn;
+    rjobs[i].msn = msn;
+    rjobs_we = 1'b1;
 endtask
 
 // job i of QP q := a new job (sent 0), field by field: a job_t argument is
@@ -529,26 +588,27 @@ endtask
 task automatic job_set(input int q, input int i, input logic kind, input logic [7:0] r, input psn_t psn,
                        input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] va,
                        input logic [31:0] left, input logic [31:0] n);
-    jobs[q][i].kind = kind; jobs[q][i].res = r; jobs[q][i].psn = psn; jobs[q][i].syn = syn;
-    jobs[q][i].msn = msn; jobs[q][i].va = va; jobs[q][i].left = left; jobs[q][i].sent = 32'd0;
-    jobs[q][i].n = n;
+    rjobs[i].kind = kind; rjobs[i].res = r; rjobs[i].psn = psn; rjobs[i].syn = syn;
+    rjobs[i].msn = msn; rjobs[i].va = va; rjobs[i].left = left; rjobs[i].sent = 32'd0;
+    rjobs[i].n = n;
+    rjobs_we = 1'b1;
 endtask
 
 task automatic job_push(input int q, input logic kind, input logic [7:0] r, input psn_t psn,
                         input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] va,
                         input logic [31:0] left, input logic [31:0] n);
-    if (s_job_n[q] == RESP_DEPTH) begin
+    if (s_job_n_d[q] == RESP_DEPTH) begin
         $error("nic_engine: responder job queue of QP slot %0d over RESP_DEPTH", q);
     end else begin
-        job_set(q, job_idx(q, s_job_n[q]), kind, r, psn, syn, msn, va, left, n);
-        s_job_n[q] = s_job_n[q] + 1;
-        if (kind) res[q][r[RES_W-1:0]].queued = 1'b1;
+        job_set(q, job_idx(q, s_job_n_d[q]), kind, r, psn, syn, msn, va, left, n);
+        s_job_n_d[q] = s_job_n_d[q] + 1;
+        if (kind) res_queued_d[q][r[RES_W-1:0]] = 1'b1;
     end
 endtask
 
 task automatic job_pop(input int q);
-    s_job_head[q] = (s_job_head[q] + 1) % RESP_DEPTH;
-    s_job_n[q] = s_job_n[q] - 1;
+    s_job_head_d[q] = (s_job_head_d[q] + 1) % RESP_DEPTH;
+    s_job_n_d[q] = s_job_n_d[q] - 1;
 endtask
 
 // responder.remove, with the merge it may cause (at most one: two ACKs
@@ -560,14 +620,15 @@ task automatic job_remove(input int q, input int k0);
     logic [23:0] b_msn;
     k = k0;
     for (int pass = 0; pass < 2; pass++) begin
-        if (jobs[q][job_idx(q, k)].kind) res[q][jobs[q][job_idx(q, k)].res[RES_W-1:0]].queued = 1'b0;
-        for (int i = k; i < s_job_n[q] - 1; i++) jobs[q][job_idx(q, i)] = jobs[q][job_idx(q, i + 1)];
-        s_job_n[q] = s_job_n[q] - 1;
-        if (pass == 0 && k > 0 && k < s_job_n[q] &&
-            job_positive(jobs[q][job_idx(q, k - 1)].kind, jobs[q][job_idx(q, k - 1)].syn) &&
-            job_positive(jobs[q][job_idx(q, k)].kind, jobs[q][job_idx(q, k)].syn)) begin
-            b_psn = jobs[q][job_idx(q, k)].psn;
-            b_msn = jobs[q][job_idx(q, k)].msn;
+        if (rjobs[job_idx(q, k)].kind) res_queued_d[q][rjobs[job_idx(q, k)].res[RES_W-1:0]] = 1'b0;
+        for (int i = k; i < s_job_n_d[q] - 1; i++) rjobs[job_idx(q, i)] = rjobs[job_idx(q, i + 1)];
+        rjobs_we = 1'b1;
+        s_job_n_d[q] = s_job_n_d[q] - 1;
+        if (pass == 0 && k > 0 && k < s_job_n_d[q] &&
+            job_positive(rjobs[job_idx(q, k - 1)].kind, rjobs[job_idx(q, k - 1)].syn) &&
+            job_positive(rjobs[job_idx(q, k)].kind, rjobs[job_idx(q, k)].syn)) begin
+            b_psn = rjobs[job_idx(q, k)].psn;
+            b_msn = rjobs[job_idx(q, k)].msn;
             job_merge(q, k - 1, b_psn, b_msn);
         end else begin
             break;
@@ -576,70 +637,80 @@ task automatic job_remove(input int q, input int k0);
 endtask
 
 task automatic drop_jobs(input int q);
-    for (int i = 0; i < MAX_READS; i++) res[q][i].queued = 1'b0;
-    s_job_n[q] = 0;
+    for (int i = 0; i < MAX_READS; i++) res_queued_d[q][i] = 1'b0;
+    s_job_n_d[q] = 0;
 endtask
 
 function automatic int read_job(input int q, input int i);
-    if (!res[q][i].queued) return -1;
-    for (int k = 0; k < s_job_n[q]; k++) begin
-        if (jobs[q][job_idx(q, k)].kind && int'(jobs[q][job_idx(q, k)].res) == i) return k;
+    if (!res_queued_d[q][i]) return -1;
+    for (int k = 0; k < s_job_n_d[q]; k++) begin
+        if (rjobs[job_idx(q, k)].kind && int'(rjobs[job_idx(q, k)].res) == i) return k;
     end
     return -1;
 endfunction
 
 function automatic logic earlier_read_after(input int q, input int k0, input psn_t first);
     int i;
-    for (int k = k0 + 1; k < s_job_n[q]; k++) begin
+    for (int k = k0 + 1; k < s_job_n_d[q]; k++) begin
         i = job_idx(q, k);
-        if (jobs[q][i].kind && pdiff(res[q][jobs[q][i].res[RES_W-1:0]].first, first) < 0) return 1'b1;
+        if (rjobs[i].kind && pdiff(res_q[q][rjobs[i].res[RES_W-1:0]].first, first) < 0) return 1'b1;
     end
     return 1'b0;
 endfunction
 
 function automatic logic nak_waiting(input int q);
     int i;
-    for (int k = 0; k < s_job_n[q]; k++) begin
+    for (int k = 0; k < s_job_n_d[q]; k++) begin
         i = job_idx(q, k);
-        if (!jobs[q][i].kind && !job_positive(jobs[q][i].kind, jobs[q][i].syn)) return 1'b1;
+        if (!rjobs[i].kind && !job_positive(rjobs[i].kind, rjobs[i].syn)) return 1'b1;
     end
     return 1'b0;
 endfunction
 
 task automatic resp_ack(input int q, input psn_t psn, input logic [7:0] syn);
-    if (syn[6:5] == 2'b00 && s_job_n[q] > 0 && job_positive(jobs[q][job_idx(q, s_job_n[q] - 1)].kind,
-                                                            jobs[q][job_idx(q, s_job_n[q] - 1)].syn)) begin
-        job_merge(q, s_job_n[q] - 1, psn, s_msn[q]);
+    if (syn[6:5] == 2'b00 && s_job_n_d[q] > 0 && job_positive(rjobs[job_idx(q, s_job_n_d[q] - 1)].kind,
+                                                              rjobs[job_idx(q, s_job_n_d[q] - 1)].syn)) begin
+        job_merge(q, s_job_n_d[q] - 1, psn, s_msn_d[q]);
     end else begin
-        job_push(q, 1'b0, 8'd0, psn, syn, s_msn[q], 64'd0, 32'd0, 32'd0);
+        job_push(q, 1'b0, 8'd0, psn, syn, s_msn_d[q], 64'd0, 32'd0, 32'd0);
     end
 endtask
 
-// responder.next
+// job i of QP q as the receive step of this cycle left it (the transmit
+// step's read)
+function automatic job_t job_now(input int q, input int i);
+    return (q == int'(rec_slot)) ? rjobs[i] : jobs_q[q][i];
+endfunction
+
+// responder.next (the transmit step): the head job, changed in j and written
+// back through the pj port
 task automatic resp_next(input int q, output pkt_t p);
     int      i;
     logic [31:0] size;
-    i = s_job_head[q];
+    job_t    j;
+    i = s_job_head_d[q];
+    j = job_now(q, i);
     p = '0;
-    if (!jobs[q][i].kind) begin
-        p.op = OP_ACK; p.psn = jobs[q][i].psn; p.syn = jobs[q][i].syn; p.msn = jobs[q][i].msn;
-        if (jobs[q][i].syn[6:5] == 2'b00) cnt(q, C_RESP_ACK);
+    if (!j.kind) begin
+        p.op = OP_ACK; p.psn = j.psn; p.syn = j.syn; p.msn = j.msn;
+        if (j.syn[6:5] == 2'b00) cnt(q, C_RESP_ACK);
         job_pop(q);
     end else begin
-        size = (jobs[q][i].left < pmtu_bytes(q)) ? jobs[q][i].left : pmtu_bytes(q);
-        if (jobs[q][i].n == 32'd1)                          p.op = OP_RR_ONLY;
-        else if (jobs[q][i].sent == 32'd0)                  p.op = OP_RR_FIRST;
-        else if (jobs[q][i].sent == jobs[q][i].n - 32'd1)  p.op = OP_RR_LAST;
-        else                                                 p.op = OP_RR_MIDDLE;
-        p.psn = padd(jobs[q][i].psn, int'(jobs[q][i].sent));
-        p.syn = SYN_ACK; p.msn = jobs[q][i].msn;
-        p.addr = jobs[q][i].va; p.payload = 13'(size);
-        jobs[q][i].va   = jobs[q][i].va + 64'(size);
-        jobs[q][i].left = jobs[q][i].left - size;
-        jobs[q][i].sent = jobs[q][i].sent + 32'd1;
+        size = (j.left < pmtu_bytes(q)) ? j.left : pmtu_bytes(q);
+        if (j.n == 32'd1)                  p.op = OP_RR_ONLY;
+        else if (j.sent == 32'd0)          p.op = OP_RR_FIRST;
+        else if (j.sent == j.n - 32'd1)    p.op = OP_RR_LAST;
+        else                               p.op = OP_RR_MIDDLE;
+        p.psn = padd(j.psn, int'(j.sent));
+        p.syn = SYN_ACK; p.msn = j.msn;
+        p.addr = j.va; p.payload = 13'(size);
+        j.va   = j.va + 64'(size);
+        j.left = j.left - size;
+        j.sent = j.sent + 32'd1;
+        pj_we = 1'b1; pj_slot = q; pj_idx = i; pj_wdata = j;
         cnt(q, C_RESP_READ_RESP);
-        if (jobs[q][i].sent == jobs[q][i].n) begin
-            res[q][jobs[q][i].res[RES_W-1:0]].queued = 1'b0;
+        if (j.sent == j.n) begin
+            res_queued_d[q][j.res[RES_W-1:0]] = 1'b0;
             job_pop(q);
         end
     end
@@ -647,10 +718,10 @@ endtask
 
 task automatic resp_flush(input int q);
     logic [63:0] id;
-    while (s_rq_n[q] > 0) begin
-        id = rq[q][s_rq_head[q]].id;
-        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
-        s_rq_n[q] = s_rq_n[q] - 1;
+    while (s_rq_n_d[q] > 0) begin
+        id = rq_q[q][s_rq_head_d[q]].id;
+        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
+        s_rq_n_d[q] = s_rq_n_d[q] - 1;
         complete(q, 1'b1, 3'd0, ST_FLUSHED, id, 32'd0, 1'b0, 32'd0);
     end
 endtask
@@ -675,10 +746,10 @@ task automatic class_error(input int q, input logic [7:0] code_syn, input logic 
     logic [63:0] id;
     if (code_syn == SYN_NAK_ACC) cnt(q, C_RESP_ACCESS);
     else                         cnt(q, C_RESP_INVALID);
-    if (s_taken[q] && s_rq_n[q] > 0) begin
-        id = rq[q][s_rq_head[q]].id;
-        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
-        s_rq_n[q] = s_rq_n[q] - 1;
+    if (s_taken_d[q] && s_rq_n_d[q] > 0) begin
+        id = rq_q[q][s_rq_head_d[q]].id;
+        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
+        s_rq_n_d[q] = s_rq_n_d[q] - 1;
         complete(q, 1'b1, 3'd0, st, id, 32'd0, 1'b0, 32'd0);
     end
     to_error(q);
@@ -686,9 +757,9 @@ task automatic class_error(input int q, input logic [7:0] code_syn, input logic 
 endtask
 
 task automatic accept(input int q, input int psns, input logic eom);
-    s_nak_sent[q] = 1'b0;
-    s_epsn[q] = padd(s_epsn[q], psns);
-    if (eom) s_msn[q] = s_msn[q] + 24'd1;
+    s_nak_sent_d[q] = 1'b0;
+    s_epsn_d[q] = padd(s_epsn_d[q], psns);
+    if (eom) s_msn_d[q] = s_msn_d[q] + 24'd1;
     if (rec_ack_req && rec_opcode != OP_READ_REQ) resp_ack(q, rec_psn, SYN_ACK);
 endtask
 
@@ -697,22 +768,22 @@ task automatic send_packet(input int q, input logic [63:0] now);
     rwqe_t rr;
     first = rec_opcode == OP_SEND_FIRST || rec_opcode == OP_SEND_ONLY || rec_opcode == OP_SEND_ONLY_IMM;
     last  = rec_opcode != OP_SEND_FIRST && rec_opcode != OP_SEND_MIDDLE;
-    if (first) s_off[q] = 32'd0;
-    rr = rq[q][s_rq_head[q]];
-    if ({1'b0, s_off[q]} + 33'(rec_pay_len) > {1'b0, rr.len}) begin
+    if (first) s_off_d[q] = 32'd0;
+    rr = rq_q[q][s_rq_head_d[q]];
+    if ({1'b0, s_off_d[q]} + 33'(rec_pay_len) > {1'b0, rr.len}) begin
         class_error(q, SYN_NAK_INV, ST_LOC_LEN, now);
         return;
     end
-    mem_write(rr.addr + 64'(s_off[q]), int'(rec_pay_len));
-    s_off[q] = s_off[q] + 32'(rec_pay_len);
-    s_in_send[q] = !last;
+    mem_write(rr.addr + 64'(s_off_d[q]), int'(rec_pay_len));
+    s_off_d[q] = s_off_d[q] + 32'(rec_pay_len);
+    s_in_send_d[q] = !last;
     if (last) begin
         if (rec_opcode == OP_SEND_LAST_IMM || rec_opcode == OP_SEND_ONLY_IMM)
-            complete(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off[q], 1'b1, rec_imm);
+            complete(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off_d[q], 1'b1, rec_imm);
         else
-            complete(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off[q], 1'b0, 32'd0);
-        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
-        s_rq_n[q] = s_rq_n[q] - 1;
+            complete(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off_d[q], 1'b0, 32'd0);
+        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
+        s_rq_n_d[q] = s_rq_n_d[q] - 1;
     end
     accept(q, 1, last);
 endtask
@@ -729,22 +800,22 @@ task automatic write_packet(input int q, input logic [63:0] now);
             class_error(q, SYN_NAK_ACC, ST_ACCESS_RCVD, now);
             return;
         end
-        s_wva[q] = rec_va; s_wleft[q] = rec_dma_len; s_wlen[q] = rec_dma_len;
+        s_wva_d[q] = rec_va; s_wleft_d[q] = rec_dma_len; s_wlen_d[q] = rec_dma_len;
     end
     size = 32'(rec_pay_len);
-    if (size > s_wleft[q] || (last && size != s_wleft[q])) begin
+    if (size > s_wleft_d[q] || (last && size != s_wleft_d[q])) begin
         class_error(q, SYN_NAK_INV, ST_INV_REQ_RCVD, now);
         return;
     end
-    if (size > 0) mem_write(s_wva[q], int'(size));
-    s_wva[q] = s_wva[q] + 64'(size);
-    s_wleft[q] = s_wleft[q] - size;
-    s_in_write[q] = !last;
+    if (size > 0) mem_write(s_wva_d[q], int'(size));
+    s_wva_d[q] = s_wva_d[q] + 64'(size);
+    s_wleft_d[q] = s_wleft_d[q] - size;
+    s_in_write_d[q] = !last;
     if (imm) begin
-        rr = rq[q][s_rq_head[q]];
-        s_rq_head[q] = (s_rq_head[q] + 1) % RQ_DEPTH;
-        s_rq_n[q] = s_rq_n[q] - 1;
-        complete(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen[q], 1'b1, rec_imm);
+        rr = rq_q[q][s_rq_head_d[q]];
+        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
+        s_rq_n_d[q] = s_rq_n_d[q] - 1;
+        complete(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen_d[q], 1'b1, rec_imm);
     end
     accept(q, 1, last);
 endtask
@@ -757,19 +828,20 @@ task automatic read_request(input int q, input logic [63:0] now);
         return;
     end
     n = npkts(rec_dma_len, q);
-    i = s_res_next[q];
+    i = s_res_next_d[q];
     k = read_job(q, i);
     if (k >= 0) job_remove(q, k);
-    res[q][i].first = rec_psn; res[q][i].last = padd(rec_psn, int'(n) - 1);
-    res[q][i].va = rec_va; res[q][i].length = rec_dma_len; res[q][i].rkey = rec_rkey;
-    res[q][i].valid = 1'b1; res[q][i].queued = 1'b0;
-    s_res_next[q] = (i + 1) % int'(nres_q[q]);
+    resw_we = 1'b1; resw_idx = i;
+    resw.first = rec_psn; resw.last = padd(rec_psn, int'(n) - 1);
+    resw.va = rec_va; resw.length = rec_dma_len; resw.rkey = rec_rkey;
+    res_valid_d[q][i] = 1'b1; res_queued_d[q][i] = 1'b0;
+    s_res_next_d[q] = (i + 1) % int'(nres_q[q]);
     accept(q, int'(n), 1'b1);
-    job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
+    job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
 endtask
 
 task automatic rnr(input int q);
-    s_nak_sent[q] = 1'b1;
+    s_nak_sent_d[q] = 1'b1;
     if (nak_waiting(q)) begin
         cnt(q, C_RESP_GAP_SILENT);
         return;
@@ -780,11 +852,11 @@ endtask
 
 function automatic psn_t dup_ack_psn(input int q, input psn_t psn);
     psn_t ack;
-    ack = padd(s_epsn[q], -1);
+    ack = padd(s_epsn_d[q], -1);
     for (int i = 0; i < MAX_READS; i++) begin
-        if (i < int'(nres_q[q]) && res[q][i].valid && pdiff(res[q][i].first, psn) > 0 &&
-            pdiff(res[q][i].first, ack) <= 0)
-            ack = padd(res[q][i].first, -1);
+        if (i < int'(nres_q[q]) && res_valid_d[q][i] && pdiff(res_q[q][i].first, psn) > 0 &&
+            pdiff(res_q[q][i].first, ack) <= 0)
+            ack = padd(res_q[q][i].first, -1);
     end
     return ack;
 endfunction
@@ -799,20 +871,20 @@ task automatic duplicate(input int q);
         return;
     end
     for (int i = 0; i < MAX_READS; i++) begin
-        if (i >= int'(nres_q[q]) || !res[q][i].valid || pdiff(rec_psn, res[q][i].first) < 0 ||
-            pdiff(rec_psn, res[q][i].last) > 0) continue;
+        if (i >= int'(nres_q[q]) || !res_valid_d[q][i] || pdiff(rec_psn, res_q[q][i].first) < 0 ||
+            pdiff(rec_psn, res_q[q][i].last) > 0) continue;
         e1 = {1'b0, rec_va} + 65'(rec_dma_len);
-        e2 = {1'b0, res[q][i].va} + 65'(res[q][i].length);
-        if (rec_rkey != res[q][i].rkey || rec_va < res[q][i].va || e1 > e2) break;
+        e2 = {1'b0, res_q[q][i].va} + 65'(res_q[q][i].length);
+        if (rec_rkey != res_q[q][i].rkey || rec_va < res_q[q][i].va || e1 > e2) break;
         cnt(q, C_RESP_DUP_READ);
-        n = 32'(pdiff(res[q][i].last, rec_psn) + 1);
+        n = 32'(pdiff(res_q[q][i].last, rec_psn) + 1);
         k = read_job(q, i);
-        if (k >= 0 && !earlier_read_after(q, k, res[q][i].first)) begin
-            job_set(q, job_idx(q, k), 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
+        if (k >= 0 && !earlier_read_after(q, k, res_q[q][i].first)) begin
+            job_set(q, job_idx(q, k), 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
             return;
         end
         if (k >= 0) job_remove(q, k);
-        job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn[q], rec_va, rec_dma_len, n);
+        job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
         return;
     end
     cnt(q, C_RESP_DUP_DROP);
@@ -825,26 +897,26 @@ task automatic request(input int q, input logic [63:0] now);
     logic [7:0] op;
     int pm, size;
     op = rec_opcode;
-    d = pdiff(rec_psn, s_epsn[q]);
+    d = pdiff(rec_psn, s_epsn_d[q]);
     if (d > 0) begin
         cnt(q, C_RESP_OOS);
-        if (s_nak_sent[q] || nak_waiting(q)) begin
-            s_nak_sent[q] = 1'b1;
+        if (s_nak_sent_d[q] || nak_waiting(q)) begin
+            s_nak_sent_d[q] = 1'b1;
             cnt(q, C_RESP_GAP_SILENT);
             return;
         end
-        s_nak_sent[q] = 1'b1;
+        s_nak_sent_d[q] = 1'b1;
         cnt(q, C_RESP_NAK_SEQ);
-        resp_ack(q, s_epsn[q], SYN_NAK_SEQ);
+        resp_ack(q, s_epsn_d[q], SYN_NAK_SEQ);
         return;
     end
     if (d < 0) begin
         duplicate(q);
         return;
     end
-    if (s_in_send[q])
+    if (s_in_send_d[q])
         ok = op == OP_SEND_MIDDLE || op == OP_SEND_LAST || op == OP_SEND_LAST_IMM;
-    else if (s_in_write[q])
+    else if (s_in_write_d[q])
         ok = op == OP_WRITE_MIDDLE || op == OP_WRITE_LAST || op == OP_WRITE_LAST_IMM;
     else
         ok = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_FIRST ||
@@ -856,11 +928,11 @@ task automatic request(input int q, input logic [63:0] now);
     end
     need_wqe = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
                op == OP_WRITE_ONLY_IMM;
-    if (need_wqe && s_rq_n[q] == 0) begin
+    if (need_wqe && s_rq_n_d[q] == 0) begin
         rnr(q);
         return;
     end
-    s_taken[q] = s_in_send[q] || need_wqe;
+    s_taken_d[q] = s_in_send_d[q] || need_wqe;
     pm = int'(pmtu_bytes(q));
     size = int'(rec_pay_len);
     case (op)
@@ -880,7 +952,7 @@ endtask
 // ================= requester (golden requester.go) =================
 
 function automatic int sq_idx(input int q, input int off);
-    return (r_head[q] + off) % SQ_DEPTH;
+    return (r_head_d[q] + off) % SQ_DEPTH;
 endfunction
 
 // a WQE's last PSN, whether it holds psn (of its first and n fields: a
@@ -895,19 +967,33 @@ function automatic logic wqe_holds(input psn_t first, input logic [31:0] n, inpu
     return d >= 0 && d < int'(n);
 endfunction
 
+// SQ entry i of QP q as node_post of this cycle left it (the transmit
+// step's reads; the steps before node_post read sq_q and sq_tx_q)
+function automatic wqe_t wqe_now(input int q, input int i);
+    return (sq_we && q == p_slot && i == p_idx) ? p_wqe : sq_q[q][i];
+endfunction
+
+function automatic wtx_t wtx_now(input int q, input int i);
+    return (sq_we && q == p_slot && i == p_idx) ? '0 : sq_tx_q[q][i];
+endfunction
+
 function automatic logic req_ready(input int q);
     int wi;
     psn_t last;
-    if (r_cur[q] >= r_count[q]) return 1'b0;
-    wi = sq_idx(q, r_cur[q]);
-    last = r_cursor[q];
-    if (!sq[q][wi].started) begin
-        if (sq[q][wi].op == WR_READ && r_reads[q] >= int'(nres_q[q])) return 1'b0;
-        if (sq[q][wi].op == WR_READ) last = padd(r_next[q], int'(sq[q][wi].n) - 1);
-    end else if (sq[q][wi].op == WR_READ) begin
-        last = wqe_last(sq[q][wi].first, sq[q][wi].n);
+    wqe_t w;
+    wtx_t tx;
+    if (r_cur_d[q] >= r_count_d[q]) return 1'b0;
+    wi = sq_idx(q, r_cur_d[q]);
+    w = wqe_now(q, wi);
+    tx = wtx_now(q, wi);
+    last = r_cursor_d[q];
+    if (!tx.started) begin
+        if (w.op == WR_READ && r_reads_d[q] >= int'(nres_q[q])) return 1'b0;
+        if (w.op == WR_READ) last = padd(r_next_d[q], int'(w.n) - 1);
+    end else if (w.op == WR_READ) begin
+        last = wqe_last(tx.first, w.n);
     end
-    return pdiff(last, r_una[q]) < int'(win_q[q]) || r_cursor[q] == r_una[q];
+    return pdiff(last, r_una_d[q]) < int'(win_q[q]) || r_cursor_d[q] == r_una_d[q];
 endfunction
 
 function automatic logic [7:0] op_for(input logic [2:0] op, input logic first, input logic last);
@@ -921,80 +1007,87 @@ function automatic logic [7:0] op_for(input logic [2:0] op, input logic first, i
     return base + 8'h01;
 endfunction
 
+// (the transmit step: the WQE's progress is changed in tx and written back
+// through the tx port)
 task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
     int wi;
     logic retransmit;
     logic [31:0] i, off, pm;
     logic first, last;
-    wi = sq_idx(q, r_cur[q]);
+    wqe_t w;
+    wtx_t tx;
+    wi = sq_idx(q, r_cur_d[q]);
+    w = wqe_now(q, wi);
+    tx = wtx_now(q, wi);
     p = '0;
-    if (!sq[q][wi].started) begin
-        sq[q][wi].first = r_next[q];
-        sq[q][wi].started = 1'b1;
-        r_started[q] = r_started[q] + 1;
-        if (sq[q][wi].op == WR_READ) r_reads[q] = r_reads[q] + 1;
+    if (!tx.started) begin
+        tx.first = r_next_d[q];
+        tx.started = 1'b1;
+        r_started_d[q] = r_started_d[q] + 1;
+        if (w.op == WR_READ) r_reads_d[q] = r_reads_d[q] + 1;
     end
-    retransmit = pdiff(r_cursor[q], r_next[q]) < 0;
-    i  = 32'(pdiff(r_cursor[q], sq[q][wi].first));
+    retransmit = pdiff(r_cursor_d[q], r_next_d[q]) < 0;
+    i  = 32'(pdiff(r_cursor_d[q], tx.first));
     pm = pmtu_bytes(q);
     off = i << pmtu_q[q];
-    p.psn = r_cursor[q];
-    if (sq[q][wi].op == WR_READ) begin
+    p.psn = r_cursor_d[q];
+    if (w.op == WR_READ) begin
         p.op = OP_READ_REQ;
         p.ack_req = 1'b1;
-        p.va = sq[q][wi].raddr + 64'(off);
-        p.rkey = sq[q][wi].rkey;
-        p.dma_len = sq[q][wi].len - ((off < sq[q][wi].len) ? off : sq[q][wi].len);
-        sq[q][wi].req_start = r_cursor[q];
-        r_cursor[q] = padd(wqe_last(sq[q][wi].first, sq[q][wi].n), 1);
+        p.va = w.raddr + 64'(off);
+        p.rkey = w.rkey;
+        p.dma_len = w.len - ((off < w.len) ? off : w.len);
+        tx.req_start = r_cursor_d[q];
+        r_cursor_d[q] = padd(wqe_last(tx.first, w.n), 1);
     end else begin
-        p.payload = 13'((pm < sq[q][wi].len - off) ? pm : sq[q][wi].len - off);
-        p.addr = sq[q][wi].laddr + 64'(off);
+        p.payload = 13'((pm < w.len - off) ? pm : w.len - off);
+        p.addr = w.laddr + 64'(off);
         first = i == 32'd0;
-        last  = i == sq[q][wi].n - 32'd1;
-        p.op = op_for(sq[q][wi].op, first, last);
+        last  = i == w.n - 32'd1;
+        p.op = op_for(w.op, first, last);
         p.ack_req = last || ((i + 32'd1) % ackev_q[q]) == 32'd0;
-        if (first && (sq[q][wi].op == WR_WRITE || sq[q][wi].op == WR_WRITE_IMM)) begin
-            p.va = sq[q][wi].raddr; p.rkey = sq[q][wi].rkey; p.dma_len = sq[q][wi].len;
+        if (first && (w.op == WR_WRITE || w.op == WR_WRITE_IMM)) begin
+            p.va = w.raddr; p.rkey = w.rkey; p.dma_len = w.len;
         end
-        p.imm = sq[q][wi].imm;
-        r_cursor[q] = padd(r_cursor[q], 1);
+        p.imm = w.imm;
+        r_cursor_d[q] = padd(r_cursor_d[q], 1);
     end
-    if (pdiff(r_cursor[q], r_next[q]) > 0) r_next[q] = r_cursor[q];
-    if (pdiff(r_cursor[q], wqe_last(sq[q][wi].first, sq[q][wi].n)) > 0) r_cur[q] = r_cur[q] + 1;
+    tx_we = 1'b1; tx_slot = q; tx_idx = wi; tx_wdata = tx;
+    if (pdiff(r_cursor_d[q], r_next_d[q]) > 0) r_next_d[q] = r_cursor_d[q];
+    if (pdiff(r_cursor_d[q], wqe_last(tx.first, w.n)) > 0) r_cur_d[q] = r_cur_d[q] + 1;
     cnt(q, C_TX_PACKETS);
     if (retransmit) cnt(q, C_TX_RETRANSMITS);
-    if (!r_timer_on[q] && ackcyc_q[q] != 32'd0) begin
-        r_timer_on[q] = 1'b1;
-        r_deadline[q] = now + 64'(ackcyc_q[q]);
+    if (!r_timer_on_d[q] && ackcyc_q[q] != 32'd0) begin
+        r_timer_on_d[q] = 1'b1;
+        r_deadline_d[q] = now + 64'(ackcyc_q[q]);
     end
 endtask
 
 task automatic req_pop(input int q);
-    if (r_cur[q] > 0) r_cur[q] = r_cur[q] - 1;
-    r_head[q] = (r_head[q] + 1) % SQ_DEPTH;
-    r_count[q] = r_count[q] - 1;
-    r_started[q] = r_started[q] - 1;
+    if (r_cur_d[q] > 0) r_cur_d[q] = r_cur_d[q] - 1;
+    r_head_d[q] = (r_head_d[q] + 1) % SQ_DEPTH;
+    r_count_d[q] = r_count_d[q] - 1;
+    r_started_d[q] = r_started_d[q] - 1;
 endtask
 
 task automatic restart_timer(input int q, input logic [63:0] now);
-    r_timer_on[q] = ackcyc_q[q] != 32'd0 && r_una[q] != r_next[q] && !r_rnr_wait[q];
-    r_deadline[q] = now + 64'(ackcyc_q[q]);
+    r_timer_on_d[q] = ackcyc_q[q] != 32'd0 && r_una_d[q] != r_next_d[q] && !r_rnr_wait_d[q];
+    r_deadline_d[q] = now + 64'(ackcyc_q[q]);
 endtask
 
 task automatic req_progress(input int q, input logic [63:0] now);
-    r_retry_left[q] = retry_q[q];
-    r_rnr_left[q] = rnrr_q[q];
-    r_started_retry[q] = 1'b0;
+    r_retry_left_d[q] = retry_q[q];
+    r_rnr_left_d[q] = rnrr_q[q];
+    r_started_retry_d[q] = 1'b0;
     restart_timer(q, now);
 endtask
 
 task automatic req_seek(input int q, input psn_t psn);
-    r_cursor[q] = psn;
-    r_cur[q] = r_started[q];
+    r_cursor_d[q] = psn;
+    r_cur_d[q] = r_started_d[q];
     for (int i = 0; i < SQ_DEPTH; i++) begin
-        if (i < r_started[q] && wqe_holds(sq[q][sq_idx(q, i)].first, sq[q][sq_idx(q, i)].n, psn)) begin
-            r_cur[q] = i;
+        if (i < r_started_d[q] && wqe_holds(sq_tx_q[q][sq_idx(q, i)].first, sq_q[q][sq_idx(q, i)].n, psn)) begin
+            r_cur_d[q] = i;
             break;
         end
     end
@@ -1009,23 +1102,23 @@ task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] no
     gap = 1'b0;
     progress = 1'b0;
     for (int guard = 0; guard < SQ_DEPTH; guard++) begin
-        if (r_started[q] <= 0) break;
+        if (r_started_d[q] <= 0) break;
         wi = sq_idx(q, 0);
-        if (sq[q][wi].op == WR_READ) begin
-            need = padd(sq[q][wi].first, int'(sq[q][wi].got));
+        if (sq_q[q][wi].op == WR_READ) begin
+            need = padd(sq_tx_q[q][wi].first, int'(sq_got_q[q][wi]));
             if (pdiff(need, limit) < 0) begin
                 limit = need;
                 gap = 1'b1;
             end
             break;
         end
-        if (pdiff(wqe_last(sq[q][wi].first, sq[q][wi].n), limit) >= 0) break;
-        complete(q, 1'b0, sq[q][wi].op, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0);
+        if (pdiff(wqe_last(sq_tx_q[q][wi].first, sq_q[q][wi].n), limit) >= 0) break;
+        complete(q, 1'b0, sq_q[q][wi].op, ST_SUCCESS, sq_q[q][wi].id, sq_q[q][wi].len, 1'b0, 32'd0);
         req_pop(q);
     end
-    if (pdiff(limit, r_una[q]) > 0) begin
-        r_una[q] = limit;
-        if (pdiff(r_cursor[q], r_una[q]) < 0) req_seek(q, r_una[q]);
+    if (pdiff(limit, r_una_d[q]) > 0) begin
+        r_una_d[q] = limit;
+        if (pdiff(r_cursor_d[q], r_una_d[q]) < 0) req_seek(q, r_una_d[q]);
         req_progress(q, now);
         progress = 1'b1;
     end
@@ -1033,19 +1126,19 @@ endtask
 
 task automatic req_flush(input int q);
     int wi;
-    while (r_count[q] > 0) begin
+    while (r_count_d[q] > 0) begin
         wi = sq_idx(q, 0);
-        complete(q, 1'b0, sq[q][wi].op, ST_FLUSHED, sq[q][wi].id, 32'd0, 1'b0, 32'd0);
-        r_head[q] = (r_head[q] + 1) % SQ_DEPTH;
-        r_count[q] = r_count[q] - 1;
+        complete(q, 1'b0, sq_q[q][wi].op, ST_FLUSHED, sq_q[q][wi].id, 32'd0, 1'b0, 32'd0);
+        r_head_d[q] = (r_head_d[q] + 1) % SQ_DEPTH;
+        r_count_d[q] = r_count_d[q] - 1;
     end
-    r_started[q] = 0; r_cur[q] = 0; r_reads[q] = 0;
-    r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
+    r_started_d[q] = 0; r_cur_d[q] = 0; r_reads_d[q] = 0;
+    r_timer_on_d[q] = 1'b0; r_rnr_wait_d[q] = 1'b0;
 endtask
 
 task automatic to_error(input int q);
-    if (err_q[q]) return;
-    err_q[q] = 1'b1;
+    if (err_d[q]) return;
+    err_d[q] = 1'b1;
     req_flush(q);
     resp_flush(q);
     drop_jobs(q);
@@ -1053,31 +1146,31 @@ endtask
 
 task automatic qp_fail(input int q, input logic [7:0] st, input logic [63:0] now);
     int wi;
-    if (r_count[q] > 0) begin
+    if (r_count_d[q] > 0) begin
         wi = sq_idx(q, 0);
-        complete(q, 1'b0, sq[q][wi].op, st, sq[q][wi].id, 32'd0, 1'b0, 32'd0);
-        if (r_started[q] == 0) r_started[q] = 1;
+        complete(q, 1'b0, sq_q[q][wi].op, st, sq_q[q][wi].id, 32'd0, 1'b0, 32'd0);
+        if (r_started_d[q] == 0) r_started_d[q] = 1;
         req_pop(q);
     end
     to_error(q);
 endtask
 
 task automatic qp_retry(input int q, input psn_t psn, input int why, input logic [63:0] now);
-    if (r_retry_left[q] == 3'd0) begin
+    if (r_retry_left_d[q] == 3'd0) begin
         cnt(q, C_REQ_RETRY_EXCEEDED);
         qp_fail(q, ST_RETRY_EXC, now);
         return;
     end
-    r_retry_left[q] = r_retry_left[q] - 3'd1;
-    r_started_retry[q] = 1'b1;
+    r_retry_left_d[q] = r_retry_left_d[q] - 3'd1;
+    r_started_retry_d[q] = 1'b1;
     req_seek(q, psn);
     cnt(q, why);
-    r_timer_on[q] = ackcyc_q[q] != 32'd0;
-    r_deadline[q] = now + 64'(ackcyc_q[q]);
+    r_timer_on_d[q] = ackcyc_q[q] != 32'd0;
+    r_deadline_d[q] = now + 64'(ackcyc_q[q]);
 endtask
 
 task automatic retry_once(input int q, input psn_t psn, input int why, input logic [63:0] now);
-    if (r_started_retry[q]) begin
+    if (r_started_retry_d[q]) begin
         cnt(q, C_REQ_RETRY_IGNORED);
         return;
     end
@@ -1092,40 +1185,40 @@ task automatic on_ack(input int q, input logic [63:0] now);
     syn = rec_syndrome;
     case (syn[6:5])
         2'b00: begin
-            if (psn == r_next[q]) begin
+            if (psn == r_next_d[q]) begin
                 cnt(q, C_REQ_BOGUS_ACK);
                 return;
             end
             ack_before(q, padd(psn, 1), now, progress, gap);
-            if (gap) retry_once(q, r_una[q], C_REQ_RETRY_READ_GAP, now);
+            if (gap) retry_once(q, r_una_d[q], C_REQ_RETRY_READ_GAP, now);
         end
         2'b01: begin
             ack_before(q, psn, now, progress, gap);
-            if (r_rnr_wait[q] && psn == r_rnr_psn[q]) begin
+            if (r_rnr_wait_d[q] && psn == r_rnr_psn_d[q]) begin
                 cnt(q, C_REQ_RETRY_IGNORED);
                 return;
             end
-            if (r_una[q] != psn) begin
-                retry_once(q, r_una[q], C_REQ_RETRY_READ_GAP, now);
+            if (r_una_d[q] != psn) begin
+                retry_once(q, r_una_d[q], C_REQ_RETRY_READ_GAP, now);
                 return;
             end
-            if (r_rnr_left[q] == 3'd0) begin
+            if (r_rnr_left_d[q] == 3'd0) begin
                 cnt(q, C_REQ_RNR_EXCEEDED);
                 qp_fail(q, ST_RNR_EXC, now);
                 return;
             end
-            if (rnrr_q[q] != 3'd7) r_rnr_left[q] = r_rnr_left[q] - 3'd1;
+            if (rnrr_q[q] != 3'd7) r_rnr_left_d[q] = r_rnr_left_d[q] - 3'd1;
             cnt(q, C_REQ_RNR_WAIT);
-            r_rnr_wait[q] = 1'b1;
-            r_rnr_until[q] = now + 64'(rnr_cycles[syn[4:0]]);
-            r_rnr_psn[q] = psn;
-            r_timer_on[q] = 1'b0;
+            r_rnr_wait_d[q] = 1'b1;
+            r_rnr_until_d[q] = now + 64'(rnr_cycles[syn[4:0]]);
+            r_rnr_psn_d[q] = psn;
+            r_timer_on_d[q] = 1'b0;
             req_seek(q, psn);
         end
         2'b11: begin
             ack_before(q, psn, now, progress, gap);
             case (syn[4:0])
-                5'd0: retry_once(q, r_una[q], C_REQ_RETRY_NAK, now);
+                5'd0: retry_once(q, r_una_d[q], C_REQ_RETRY_NAK, now);
                 5'd1: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_INV, now); end
                 5'd2: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_ACCESS, now); end
                 default: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_OP, now); end
@@ -1135,19 +1228,23 @@ task automatic on_ack(input int q, input logic [63:0] now);
     endcase
 endtask
 
+// (the receive step: the head WQE's READ responses received are counted in
+// got and written through the got port)
 task automatic on_read_response(input int q, input logic [63:0] now);
     logic progress, gap, fits, eend, start, has_aeth;
-    psn_t psn, need;
+    psn_t psn, need, first;
     int wi, d;
-    logic [31:0] off, want, pm;
+    logic [31:0] off, want, pm, got;
     psn = rec_psn;
     ack_before(q, psn, now, progress, gap);
-    if (r_started[q] == 0 || sq[q][sq_idx(q, 0)].op != WR_READ) begin
+    if (r_started_d[q] == 0 || sq_q[q][sq_idx(q, 0)].op != WR_READ) begin
         cnt(q, C_REQ_DUP_RESP);
         return;
     end
     wi = sq_idx(q, 0);
-    need = padd(sq[q][wi].first, int'(sq[q][wi].got));
+    first = sq_tx_q[q][wi].first;
+    got = sq_got_q[q][wi];
+    need = padd(first, int'(got));
     d = pdiff(psn, need);
     if (d < 0) begin
         cnt(q, C_REQ_DUP_RESP);
@@ -1158,33 +1255,34 @@ task automatic on_read_response(input int q, input logic [63:0] now);
         return;
     end
     pm = pmtu_bytes(q);
-    eend  = need == wqe_last(sq[q][wi].first, sq[q][wi].n);
-    start = need == sq[q][wi].first || need == sq[q][wi].req_start;
+    eend  = need == wqe_last(first, sq_q[q][wi].n);
+    start = need == first || need == sq_tx_q[q][wi].req_start;
     case (rec_opcode)
         OP_RR_FIRST:  fits = !eend && start;
-        OP_RR_MIDDLE: fits = !eend && need != sq[q][wi].first;
-        OP_RR_LAST:   fits = eend && need != sq[q][wi].first;
+        OP_RR_MIDDLE: fits = !eend && need != first;
+        OP_RR_LAST:   fits = eend && need != first;
         OP_RR_ONLY:   fits = eend && start;
         default:      fits = 1'b0;
     endcase
-    off = sq[q][wi].got << pmtu_q[q];
-    want = sq[q][wi].len - ((off < sq[q][wi].len) ? off : sq[q][wi].len);
+    off = got << pmtu_q[q];
+    want = sq_q[q][wi].len - ((off < sq_q[q][wi].len) ? off : sq_q[q][wi].len);
     if (want > pm) want = pm;
     has_aeth = rec_opcode != OP_RR_MIDDLE;
     if (!fits || 32'(rec_pay_len) != want || (has_aeth && rec_syndrome[6:5] != 2'b00)) begin
         cnt(q, C_REQ_BAD_RESP);
         return;
     end
-    if (want > 0) mem_write(sq[q][wi].laddr + 64'(off), int'(want));
-    sq[q][wi].got = sq[q][wi].got + 32'd1;
-    if (sq[q][wi].got == sq[q][wi].n) begin
-        complete(q, 1'b0, WR_READ, ST_SUCCESS, sq[q][wi].id, sq[q][wi].len, 1'b0, 32'd0);
-        r_reads[q] = r_reads[q] - 1;
+    if (want > 0) mem_write(sq_q[q][wi].laddr + 64'(off), int'(want));
+    got = got + 32'd1;
+    got_we = 1'b1; got_idx = wi; got_val = got;
+    if (got == sq_q[q][wi].n) begin
+        complete(q, 1'b0, WR_READ, ST_SUCCESS, sq_q[q][wi].id, sq_q[q][wi].len, 1'b0, 32'd0);
+        r_reads_d[q] = r_reads_d[q] - 1;
         req_pop(q);
     end
-    if (pdiff(padd(psn, 1), r_una[q]) > 0) begin
-        r_una[q] = padd(psn, 1);
-        if (pdiff(r_cursor[q], r_una[q]) < 0) req_seek(q, r_una[q]);
+    if (pdiff(padd(psn, 1), r_una_d[q]) > 0) begin
+        r_una_d[q] = padd(psn, 1);
+        if (pdiff(r_cursor_d[q], r_una_d[q]) < 0) req_seek(q, r_una_d[q]);
     end
     req_progress(q, now);
 endtask
@@ -1192,11 +1290,11 @@ endtask
 task automatic response(input int q, input logic [63:0] now);
     psn_t psn;
     psn = rec_psn;
-    if (pdiff(psn, r_una[q]) < 0) begin
+    if (pdiff(psn, r_una_d[q]) < 0) begin
         cnt(q, C_REQ_STALE_ACK);
         return;
     end
-    if (pdiff(psn, r_next[q]) > 0 || (psn == r_next[q] && rec_opcode != OP_ACK)) begin
+    if (pdiff(psn, r_next_d[q]) > 0 || (psn == r_next_d[q] && rec_opcode != OP_ACK)) begin
         cnt(q, C_REQ_BOGUS_ACK);
         return;
     end
@@ -1210,16 +1308,16 @@ endtask
 // ================= node (golden node.go, qp.go) =================
 
 function automatic logic timer_due(input int q, input logic [63:0] now);
-    if (!v_q[q] || err_q[q]) return 1'b0;
-    return (r_rnr_wait[q] && r_rnr_until[q] <= now) || (r_timer_on[q] && r_deadline[q] <= now);
+    if (!v_d[q] || err_d[q]) return 1'b0;
+    return (r_rnr_wait_d[q] && r_rnr_until_d[q] <= now) || (r_timer_on_d[q] && r_deadline_d[q] <= now);
 endfunction
 
 task automatic qp_advance(input int q, input logic [63:0] now);
-    if (err_q[q]) return;
-    if (r_rnr_wait[q] && now >= r_rnr_until[q]) r_rnr_wait[q] = 1'b0;
-    if (r_timer_on[q] && now >= r_deadline[q]) begin
-        if (r_una[q] == r_next[q]) r_timer_on[q] = 1'b0;
-        else qp_retry(q, r_una[q], C_REQ_RETRY_TIMEOUT, now);
+    if (err_d[q]) return;
+    if (r_rnr_wait_d[q] && now >= r_rnr_until_d[q]) r_rnr_wait_d[q] = 1'b0;
+    if (r_timer_on_d[q] && now >= r_deadline_d[q]) begin
+        if (r_una_d[q] == r_next_d[q]) r_timer_on_d[q] = 1'b0;
+        else qp_retry(q, r_una_d[q], C_REQ_RETRY_TIMEOUT, now);
     end
 endtask
 
@@ -1236,25 +1334,27 @@ endfunction
 // qp.poll
 task automatic qp_poll(input int q, input logic [63:0] now, output logic got, output pkt_t p);
     logic held, resp_ready, req_rdy;
+    job_t head;
     got = 1'b0;
     p = '0;
-    if (err_q[q]) begin
-        if (s_job_n[q] > 0 && !jobs[q][s_job_head[q]].kind) begin
+    head = job_now(q, s_job_head_d[q]);
+    if (err_d[q]) begin
+        if (s_job_n_d[q] > 0 && !head.kind) begin
             resp_next(q, p);
             got = 1'b1;
         end
         return;
     end
     held = rp_hold[q];   // DCQCN: nic_dcqcn_rp's hold (after the timers and the CNP of now)
-    resp_ready = s_job_n[q] > 0 && !(jobs[q][s_job_head[q]].kind && held);
-    req_rdy = !r_rnr_wait[q] && !held && req_ready(q);
-    if (resp_ready && (!req_rdy || !last_resp_q[q])) begin
+    resp_ready = s_job_n_d[q] > 0 && !(head.kind && held);
+    req_rdy = !r_rnr_wait_d[q] && !held && req_ready(q);
+    if (resp_ready && (!req_rdy || !last_resp_d[q])) begin
         resp_next(q, p);
-        last_resp_q[q] = 1'b1;
+        last_resp_d[q] = 1'b1;
         got = 1'b1;
     end else if (req_rdy) begin
         req_next(q, p, now);
-        last_resp_q[q] = 1'b0;
+        last_resp_d[q] = 1'b0;
         got = 1'b1;
     end
     // DCQCN: q.sentPaced(frame bytes, now) for every packet but ACK/NAK is
@@ -1267,23 +1367,23 @@ task automatic node_receive(input logic [63:0] now);
     if (rec_class == CLS_CNP) begin
         cnt(q, C_RX_CNP);
         // DCQCN: rp.OnCNP(now) is nic_dcqcn_rp's cnp input of this cycle
-        if (dcqcn_on) pend_q[q] = 1'b1;
+        if (dcqcn_on) pend_d[q] = 1'b1;
         return;
     end
     if (rec_class != CLS_RC) return;
-    if (err_q[q]) begin
+    if (err_d[q]) begin
         cnt(q, C_RX_QP_ERROR);
         return;
     end
     cnt(q, C_RX_PACKETS);
     if (rec_ecn_ce) begin
         cnt(q, C_RX_CE);
-        if (!cnp_waiting_q[q] && !(np_sent_q[q] && (now < np_last_q[q] || now - np_last_q[q] < 64'(cnp_interval)))) begin
-            np_last_q[q] = now;
-            np_sent_q[q] = 1'b1;
-            cnp_waiting_q[q] = 1'b1;
-            cnpq[cnp_n] = q;
-            cnp_n = cnp_n + 1;
+        if (!cnp_waiting_d[q] && !(np_sent_d[q] && (now < np_last_d[q] || now - np_last_d[q] < 64'(cnp_interval)))) begin
+            np_last_d[q] = now;
+            np_sent_d[q] = 1'b1;
+            cnp_waiting_d[q] = 1'b1;
+            cnpq_d[cnp_n_d] = q;
+            cnp_n_d = cnp_n_d + 1;
         end else begin
             cnt(q, C_CNP_SUPPRESSED);
         end
@@ -1293,11 +1393,11 @@ task automatic node_receive(input logic [63:0] now);
         request(q, now);
     else
         response(q, now);
-    pend_q[q] = 1'b1;
+    pend_d[q] = 1'b1;
 endtask
 
 function automatic int find_qp(input logic [23:0] qpn);
-    for (int q = 0; q < QPS; q++) if (v_q[q] && qpn_q[q] == qpn) return q;
+    for (int q = 0; q < QPS; q++) if (v_d[q] && qpn_q[q] == qpn) return q;
     return -1;
 endfunction
 
@@ -1315,59 +1415,51 @@ task automatic node_post(input logic [63:0] now);
             node_cnt(N_CMD_REJECTED);
             return;
         end
-        pend_q[q] = 1'b1;
-        if (err_q[q]) begin
+        pend_d[q] = 1'b1;
+        if (err_d[q]) begin
             complete(q, 1'b0, post_op, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
-        if (r_count[q] == SQ_DEPTH) begin
+        if (r_count_d[q] == SQ_DEPTH) begin
             node_cnt(N_CMD_REJECTED);
             return;
         end
         w = '0;
         w.id = post_id; w.op = post_op; w.laddr = post_laddr; w.len = post_len; w.raddr = post_raddr;
         w.rkey = post_rkey; w.imm = post_imm; w.n = npkts(post_len, q);
-        sq[q][sq_idx(q, r_count[q])] = w;
-        r_count[q] = r_count[q] + 1;
+        sq_we = 1'b1; p_slot = q; p_idx = sq_idx(q, r_count_d[q]); p_wqe = w;
+        r_count_d[q] = r_count_d[q] + 1;
     end else begin
-        if (err_q[q]) begin
+        if (err_d[q]) begin
             complete(q, 1'b1, 3'd0, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
-        if (s_rq_n[q] == RQ_DEPTH) begin
+        if (s_rq_n_d[q] == RQ_DEPTH) begin
             node_cnt(N_CMD_REJECTED);
             return;
         end
         r.id = post_id; r.addr = post_laddr; r.len = post_len;
-        rq[q][(s_rq_head[q] + s_rq_n[q]) % RQ_DEPTH] = r;
-        s_rq_n[q] = s_rq_n[q] + 1;
+        rq_we = 1'b1; p_slot = q; p_idx = (s_rq_head_d[q] + s_rq_n_d[q]) % RQ_DEPTH; p_rwqe = r;
+        s_rq_n_d[q] = s_rq_n_d[q] + 1;
     end
 endtask
 
-// golden AddQP: newQP, requester.init, responder.init
+// golden AddQP: newQP, requester.init, responder.init (the context
+// registers are loaded by the always_ff, from cfg_*, in the same cycle)
 task automatic load_qp(input int q);
-    int mr;
-    v_q[q] = 1'b1; err_q[q] = 1'b0;
-    qpn_q[q] = cfg_qpn[q]; rqpn_q[q] = cfg_remote_qpn[q]; rmac_q[q] = cfg_remote_mac[q];
-    rip_q[q] = cfg_remote_ip[q]; smac_q[q] = node_mac; sip_q[q] = node_ip; tos_q[q] = {dscp, 2'b10};
-    pmtu_q[q] = cfg_pmtu_log2[q]; ackcyc_q[q] = cfg_timeout_cycles[q]; retry_q[q] = cfg_retry_cnt[q];
-    rnrr_q[q] = cfg_rnr_retry[q]; minrnr_q[q] = cfg_min_rnr_timer[q]; udp_q[q] = cfg_udp_src[q];
-    acc_q[q] = cfg_access[q]; win_q[q] = cfg_window[q];
-    mr = int'(cfg_window[q]) / 2;
-    if (mr > ACK_REQ_INTERVAL) mr = ACK_REQ_INTERVAL;
-    if (mr < 1) mr = 1;
-    ackev_q[q] = 32'(mr);
-    nres_q[q] = (cfg_max_reads[q] == 8'd0) ? 8'd1 : (int'(cfg_max_reads[q]) > MAX_READS) ? 8'(MAX_READS)
-                                                                                        : cfg_max_reads[q];
-    r_head[q] = 0; r_count[q] = 0; r_started[q] = 0; r_cur[q] = 0;
-    r_cursor[q] = cfg_send_psn[q]; r_next[q] = cfg_send_psn[q]; r_una[q] = cfg_send_psn[q]; r_reads[q] = 0;
-    r_retry_left[q] = cfg_retry_cnt[q]; r_rnr_left[q] = cfg_rnr_retry[q]; r_started_retry[q] = 1'b0;
-    r_timer_on[q] = 1'b0; r_deadline[q] = '0; r_rnr_wait[q] = 1'b0; r_rnr_until[q] = '0; r_rnr_psn[q] = '0;
-    s_epsn[q] = cfg_recv_psn[q]; s_msn[q] = '0; s_nak_sent[q] = 1'b0; s_in_send[q] = 1'b0;
-    s_in_write[q] = 1'b0; s_taken[q] = 1'b0; s_off[q] = '0; s_wva[q] = '0; s_wleft[q] = '0; s_wlen[q] = '0;
-    s_rq_head[q] = 0; s_rq_n[q] = 0; s_res_next[q] = 0; s_job_head[q] = 0; s_job_n[q] = 0;
-    for (int i = 0; i < MAX_READS; i++) res[q][i] = '0;
-    last_resp_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0; np_sent_q[q] = 1'b0; np_last_q[q] = '0; pend_q[q] = 1'b0;
+    v_d[q] = 1'b1; err_d[q] = 1'b0;
+    r_head_d[q] = 0; r_count_d[q] = 0; r_started_d[q] = 0; r_cur_d[q] = 0;
+    r_cursor_d[q] = cfg_send_psn[q]; r_next_d[q] = cfg_send_psn[q]; r_una_d[q] = cfg_send_psn[q]; r_reads_d[q] = 0;
+    r_retry_left_d[q] = cfg_retry_cnt[q]; r_rnr_left_d[q] = cfg_rnr_retry[q]; r_started_retry_d[q] = 1'b0;
+    r_timer_on_d[q] = 1'b0; r_deadline_d[q] = '0; r_rnr_wait_d[q] = 1'b0; r_rnr_until_d[q] = '0; r_rnr_psn_d[q] = '0;
+    s_epsn_d[q] = cfg_recv_psn[q]; s_msn_d[q] = '0; s_nak_sent_d[q] = 1'b0; s_in_send_d[q] = 1'b0;
+    s_in_write_d[q] = 1'b0; s_taken_d[q] = 1'b0; s_off_d[q] = '0; s_wva_d[q] = '0; s_wleft_d[q] = '0; s_wlen_d[q] = '0;
+    s_rq_head_d[q] = 0; s_rq_n_d[q] = 0; s_res_next_d[q] = 0; s_job_head_d[q] = 0; s_job_n_d[q] = 0;
+    for (int i = 0; i < MAX_READS; i++) begin
+        res_valid_d[q][i] = 1'b0;
+        res_queued_d[q][i] = 1'b0;
+    end
+    last_resp_d[q] = 1'b0; cnp_waiting_d[q] = 1'b0; np_sent_d[q] = 1'b0; np_last_d[q] = '0; pend_d[q] = 1'b0;
 endtask
 
 // Node.Poll; the caller checked the transmitter is free
@@ -1377,11 +1469,11 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
     logic g;
     got = 1'b0;
     d = '0;
-    if (cnp_n > 0) begin
-        q = cnpq[0];
-        for (int i = 0; i < QPS - 1; i++) if (i < cnp_n - 1) cnpq[i] = cnpq[i + 1];
-        cnp_n = cnp_n - 1;
-        cnp_waiting_q[q] = 1'b0;
+    if (cnp_n_d > 0) begin
+        q = cnpq_d[0];
+        for (int i = 0; i < QPS - 1; i++) if (i < cnp_n_d - 1) cnpq_d[i] = cnpq_d[i + 1];
+        cnp_n_d = cnp_n_d - 1;
+        cnp_waiting_d[q] = 1'b0;
         cnt(q, C_TX_CNP);
         p = '0;
         p.op = OP_CNP;
@@ -1390,36 +1482,36 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
         return;
     end
     for (int i = 0; i < QPS; i++) begin
-        k = (rr_q + i) % QPS;
-        if (!pend_q[k]) continue;
+        k = (rr_d + i) % QPS;
+        if (!pend_d[k]) continue;
         qp_poll(k, now, g, p);
         if (g) begin
             d = mkdesc(k, p, tos_q[k], 1'b0);
             got = 1'b1;
-            rr_q = (k + 1) % QPS;
+            rr_d = (k + 1) % QPS;
             return;
         end
-        pend_q[k] = rp_hold[k];   // DCQCN: a QP held by its rate limiter stays pending
+        pend_d[k] = rp_hold[k];   // DCQCN: a QP held by its rate limiter stays pending
     end
 endtask
 
 // Timed.freeAt == now
 function automatic logic tx_free(input logic [63:0] now);
     int live;
-    if (now < tx_free_q) return 1'b0;
+    if (now < tx_free_d) return 1'b0;
     live = 0;
-    for (int i = 0; i < DMA_MAX_READS; i++) if (reads_end[i] >= now + 64'd1) live = live + 1;
+    for (int i = 0; i < DMA_MAX_READS; i++) if (reads_end_d[i] >= now + 64'd1) live = live + 1;
     return live < DMA_MAX_READS;
 endfunction
 
 task automatic tx_sent(input logic [63:0] now, input int bytes, input int pay);
     logic placed;
-    tx_free_q = now + 64'(beats_of(bytes));
+    tx_free_d = now + 64'(beats_of(bytes));
     placed = 1'b0;
     if (pay > 0) begin
         for (int i = 0; i < DMA_MAX_READS; i++) begin
-            if (!placed && reads_end[i] < now + 64'd1) begin
-                reads_end[i] = now + 64'(DMA_LATENCY) + 64'(beats_of(pay));
+            if (!placed && reads_end_d[i] < now + 64'd1) begin
+                reads_end_d[i] = now + 64'(DMA_LATENCY) + 64'(beats_of(pay));
                 placed = 1'b1;
             end
         end
@@ -1427,6 +1519,20 @@ task automatic tx_sent(input logic [63:0] now, input int bytes, input int pay);
 endtask
 
 /* verilator lint_on UNUSEDSIGNAL */
+
+// context fields a load computes (golden newQP)
+function automatic logic [31:0] ack_every(input logic [22:0] window);
+    int mr;
+    mr = int'(window) / 2;
+    if (mr > ACK_REQ_INTERVAL) mr = ACK_REQ_INTERVAL;
+    if (mr < 1) mr = 1;
+    return 32'(mr);
+endfunction
+
+function automatic logic [7:0] reads_in_use(input logic [7:0] max_reads);
+    if (max_reads == 8'd0) return 8'd1;
+    return (int'(max_reads) > MAX_READS) ? 8'(MAX_READS) : max_reads;
+endfunction
 
 // ---- the cycle ----
 logic          r_desc_valid;
@@ -1443,43 +1549,70 @@ logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] r_qp_inc;
 logic          r_inc_on;      // r_node_inc / r_qp_inc are not all zero
 logic          r_idle;
 
-always_ff @(posedge clk) begin : cycle
+// The next state: the steps of cycle t in golden's order, each on what the
+// steps before it left (header "Cycle t"). It does not read rst (in reset
+// the always_ff ignores it all): Verilator evaluates logic that depends on a
+// top-level input at every input change, not once per cycle.
+always_comb begin : next_state
     logic [63:0] now;
     logic got;
     nic_pkg::desc_t d;
     logic any, pending;
     now = now_q;
+    got = 1'b0;
+    d = '0;
+    any = 1'b0;
+    pending = 1'b0;
+    // state: as it is unless a rule below changes it
+    v_d = v_q; err_d = err_q;
+    r_head_d = r_head_q; r_count_d = r_count_q; r_started_d = r_started_q; r_cur_d = r_cur_q;
+    r_cursor_d = r_cursor_q; r_next_d = r_next_q; r_una_d = r_una_q; r_reads_d = r_reads_q;
+    r_retry_left_d = r_retry_left_q; r_rnr_left_d = r_rnr_left_q; r_started_retry_d = r_started_retry_q;
+    r_timer_on_d = r_timer_on_q; r_deadline_d = r_deadline_q; r_rnr_wait_d = r_rnr_wait_q;
+    r_rnr_until_d = r_rnr_until_q; r_rnr_psn_d = r_rnr_psn_q;
+    s_epsn_d = s_epsn_q; s_msn_d = s_msn_q; s_nak_sent_d = s_nak_sent_q; s_in_send_d = s_in_send_q;
+    s_in_write_d = s_in_write_q; s_taken_d = s_taken_q; s_off_d = s_off_q; s_wva_d = s_wva_q;
+    s_wleft_d = s_wleft_q; s_wlen_d = s_wlen_q; s_rq_head_d = s_rq_head_q; s_rq_n_d = s_rq_n_q;
+    s_res_next_d = s_res_next_q; s_job_head_d = s_job_head_q; s_job_n_d = s_job_n_q;
+    res_valid_d = res_valid_q; res_queued_d = res_queued_q;
+    last_resp_d = last_resp_q; cnp_waiting_d = cnp_waiting_q; np_sent_d = np_sent_q; np_last_d = np_last_q;
+    pend_d = pend_q;
+    rr_d = rr_q; cnpq_d = cnpq_q; cnp_n_d = cnp_n_q; tx_free_d = tx_free_q; reads_end_d = reads_end_q;
+    host_head_d = host_head_q; host_n_d = host_n_q;
+    cq_head_d = cq_head_q; cq_n_d = cq_n_q;
+    cq_we = '0;
+    // the entry a first push takes (so that every path assigns cq_w)
+    cq_w[(cq_head_q + cq_n_q) % CQ_DEPTH] = '0;
+    // memory ports: no write unless a rule below writes
+    sq_we = 1'b0; rq_we = 1'b0; p_slot = 0; p_idx = 0; p_wqe = '0; p_rwqe = '0;
+    got_we = 1'b0; got_idx = 0; got_val = '0;
+    resw_we = 1'b0; resw_idx = 0; resw = '0;
+    rjobs_we = 1'b0;
+    rjobs = jobs_q[int'(rec_slot)];
+    tx_we = 1'b0; tx_slot = 0; tx_idx = 0; tx_wdata = '0;
+    pj_we = 1'b0; pj_slot = 0; pj_idx = 0; pj_wdata = '0;
+    // the cycle's outputs and counts
     d_desc_valid = 1'b0;
     d_desc = '0;
     d_host_go = 1'b0;
     d_rxj_valid = 1'b0; d_rxj_wr = 1'b0; d_rxj_addr = '0; d_rxj_len = '0;
+    d_sent = '0;
+    d_sent_bytes = '0;
+    d_cq_valid = 1'b0;
+    d_cq = '0;
+    for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+    for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+    inc_dirty = 1'b0;
+    d_idle = 1'b1;
 
-    if (rst) begin
-        for (int q = 0; q < QPS; q++) begin
-            v_q[q] = 1'b0; err_q[q] = 1'b0; pend_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0;
-            r_timer_on[q] = 1'b0; r_rnr_wait[q] = 1'b0;
-            s_job_n[q] = 0; r_count[q] = 0; s_rq_n[q] = 0;
-        end
-        for (int i = 0; i < DMA_MAX_READS; i++) reads_end[i] = '0;
-        rr_q = 0; cnp_n = 0; host_head = 0; host_n = 0; cq_head = 0; cq_n = 0;
-        tx_free_q = '0;
-        for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
-        for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
-        inc_dirty = 1'b0;
-        r_inc_on <= 1'b0;
-        now_q <= '0;
-        r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
-        r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
-        r_sent_q <= '0;
-        r_sent_bytes <= '0;
-    end else begin
+    begin
         // 1. timers (Node.advance). rp.Advance(now) is nic_dcqcn_rp's own;
         // a reaction-point timer due also sets pend (golden timerAt), in the
         // error state too
         for (int q = 0; q < QPS; q++) begin
-            if (rp_tick[q]) pend_q[q] = 1'b1;
+            if (rp_tick[q]) pend_d[q] = 1'b1;
             if (timer_due(q, now)) begin
-                pend_q[q] = 1'b1;
+                pend_d[q] = 1'b1;
                 qp_advance(q, now);
             end
         end
@@ -1492,28 +1625,25 @@ always_ff @(posedge clk) begin : cycle
         if (post_valid) node_post(now);
         // 4. QP loads (AddQP)
         if (|qp_load) begin
-            for (int q = 0; q < QPS; q++) if (qp_load[q] && !v_q[q]) load_qp(q);
+            for (int q = 0; q < QPS; q++) if (qp_load[q] && !v_d[q]) load_qp(q);
         end
         // host frames that may go from now on
         if (host_push) begin
-            if (host_n < HOST_DEPTH) begin
-                host_len[(host_head + host_n) % HOST_DEPTH] = host_push_len;
-                host_n = host_n + 1;
-            end
+            // its length is written into host_len_q at the edge
+            if (host_n_d < HOST_DEPTH) host_n_d = host_n_d + 1;
         end
         // 5. the transmit decision
-        d_sent = '0;
-        d_sent_bytes = '0;
         if (tx_free(now)) begin
-            if (host_n > 0) begin
+            if (host_n_d > 0) begin
                 d_host_go = 1'b1;
-                tx_sent(now, int'(host_len[host_head]), 0);
-                host_head = (host_head + 1) % HOST_DEPTH;
-                host_n = host_n - 1;
+                // the oldest: waiting since before t, else pushed at t
+                tx_sent(now, host_n_q > 0 ? int'(host_len_q[host_head_d]) : int'(host_push_len), 0);
+                host_head_d = (host_head_d + 1) % HOST_DEPTH;
+                host_n_d = host_n_d - 1;
             end else begin
                 // Poll does nothing unless a CNP waits or a QP is pending
-                pending = cnp_n > 0;
-                for (int q = 0; q < QPS; q++) if (pend_q[q]) pending = 1'b1;
+                pending = cnp_n_d > 0;
+                for (int q = 0; q < QPS; q++) if (pend_d[q]) pending = 1'b1;
                 got = 1'b0;
                 d = '0;
                 if (pending) node_poll(now, got, d);
@@ -1524,14 +1654,94 @@ always_ff @(posedge clk) begin : cycle
                     // qp.poll's sentPaced: every packet of a QP but ACK/NAK
                     // (a CNP is the node's), with the frame's length as sent
                     if (dcqcn_on && d.opcode != OP_CNP && d.opcode != OP_ACK) begin
-                        d_sent[(rr_q + QPS - 1) % QPS] = 1'b1;
+                        d_sent[(rr_d + QPS - 1) % QPS] = 1'b1;
                         d_sent_bytes = 16'(wire_bytes(d.opcode, int'(d.pay_len)));
                     end
                 end
             end
         end
+        // the oldest completion leaves
+        if (cq_n_d > 0) begin
+            d_cq_valid = 1'b1;
+            d_cq = cq_n_q > 0 ? cq_q[cq_head_d] : cq_w[cq_head_d];
+            cq_head_d = (cq_head_d + 1) % CQ_DEPTH;
+            cq_n_d = cq_n_d - 1;
+        end
+        any = cq_n_d > 0 || cnp_n_d > 0 || host_n_d > 0 || now < tx_free_d;
+        for (int q = 0; q < QPS; q++) begin
+            if (v_d[q] && (pend_d[q] || rp_armed[q] || d_sent[q] ||
+                           (!err_d[q] && (r_timer_on_d[q] || r_rnr_wait_d[q])))) any = 1'b1;
+        end
+        d_idle = !any;
+    end
+end
+
+always_ff @(posedge clk) begin
+    if (rst) begin
+        v_q <= '{default: 1'b0};
+        err_q <= '{default: 1'b0};
+        pend_q <= '{default: 1'b0};
+        cnp_waiting_q <= '{default: 1'b0};
+        r_timer_on_q <= '{default: 1'b0};
+        r_rnr_wait_q <= '{default: 1'b0};
+        s_job_n_q <= '{default: 0};
+        r_count_q <= '{default: 0};
+        s_rq_n_q <= '{default: 0};
+        reads_end_q <= '{default: '0};
+        rr_q <= 0; cnp_n_q <= 0; host_head_q <= 0; host_n_q <= 0; cq_head_q <= 0; cq_n_q <= 0;
+        tx_free_q <= '0;
+        r_inc_on <= 1'b0;
+        now_q <= '0;
+        r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
+        r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
+        r_sent_q <= '0;
+        r_sent_bytes <= '0;
+    end else begin
+        v_q <= v_d; err_q <= err_d;
+        r_head_q <= r_head_d; r_count_q <= r_count_d; r_started_q <= r_started_d; r_cur_q <= r_cur_d;
+        r_cursor_q <= r_cursor_d; r_next_q <= r_next_d; r_una_q <= r_una_d; r_reads_q <= r_reads_d;
+        r_retry_left_q <= r_retry_left_d; r_rnr_left_q <= r_rnr_left_d; r_started_retry_q <= r_started_retry_d;
+        r_timer_on_q <= r_timer_on_d; r_deadline_q <= r_deadline_d; r_rnr_wait_q <= r_rnr_wait_d;
+        r_rnr_until_q <= r_rnr_until_d; r_rnr_psn_q <= r_rnr_psn_d;
+        s_epsn_q <= s_epsn_d; s_msn_q <= s_msn_d; s_nak_sent_q <= s_nak_sent_d; s_in_send_q <= s_in_send_d;
+        s_in_write_q <= s_in_write_d; s_taken_q <= s_taken_d; s_off_q <= s_off_d; s_wva_q <= s_wva_d;
+        s_wleft_q <= s_wleft_d; s_wlen_q <= s_wlen_d; s_rq_head_q <= s_rq_head_d; s_rq_n_q <= s_rq_n_d;
+        s_res_next_q <= s_res_next_d; s_job_head_q <= s_job_head_d; s_job_n_q <= s_job_n_d;
+        res_valid_q <= res_valid_d; res_queued_q <= res_queued_d;
+        last_resp_q <= last_resp_d; cnp_waiting_q <= cnp_waiting_d; np_sent_q <= np_sent_d;
+        np_last_q <= np_last_d; pend_q <= pend_d;
+        rr_q <= rr_d; cnpq_q <= cnpq_d; cnp_n_q <= cnp_n_d; tx_free_q <= tx_free_d; reads_end_q <= reads_end_d;
+        host_head_q <= host_head_d; host_n_q <= host_n_d;
+        cq_head_q <= cq_head_d; cq_n_q <= cq_n_d;
+        if (host_push && host_n_q < HOST_DEPTH) host_len_q[(host_head_q + host_n_q) % HOST_DEPTH] <= host_push_len;
+        // the context of a QP loaded this cycle (golden newQP)
+        for (int q = 0; q < QPS; q++) begin
+            if (qp_load[q] && !v_q[q]) begin
+                qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] <= cfg_remote_qpn[q]; rmac_q[q] <= cfg_remote_mac[q];
+                rip_q[q] <= cfg_remote_ip[q]; smac_q[q] <= node_mac; sip_q[q] <= node_ip;
+                tos_q[q] <= {dscp, 2'b10}; pmtu_q[q] <= cfg_pmtu_log2[q]; ackcyc_q[q] <= cfg_timeout_cycles[q];
+                retry_q[q] <= cfg_retry_cnt[q]; rnrr_q[q] <= cfg_rnr_retry[q]; minrnr_q[q] <= cfg_min_rnr_timer[q];
+                udp_q[q] <= cfg_udp_src[q]; acc_q[q] <= cfg_access[q]; win_q[q] <= cfg_window[q];
+                ackev_q[q] <= ack_every(cfg_window[q]); nres_q[q] <= reads_in_use(cfg_max_reads[q]);
+            end
+        end
+        // the memories, in step order (a later step's write to the same
+        // entry wins): receive, post, transmit
+        if (got_we) sq_got_q[int'(rec_slot)][got_idx] <= got_val;
+        if (resw_we) res_q[int'(rec_slot)][resw_idx] <= resw;
+        if (rjobs_we) begin
+            for (int i = 0; i < RESP_DEPTH; i++) jobs_q[int'(rec_slot)][i] <= rjobs[i];
+        end
+        if (sq_we) begin
+            sq_q[p_slot][p_idx] <= p_wqe;
+            sq_tx_q[p_slot][p_idx] <= '0;
+            sq_got_q[p_slot][p_idx] <= '0;
+        end
+        if (rq_we) rq_q[p_slot][p_idx] <= p_rwqe;
+        if (tx_we) sq_tx_q[tx_slot][tx_idx] <= tx_wdata;
+        if (pj_we) jobs_q[pj_slot][pj_idx] <= pj_wdata;
         // outputs of this cycle, registered
-        now_q        <= now + 64'd1;
+        now_q        <= now_q + 64'd1;
         r_desc_valid <= d_desc_valid;
         r_desc       <= d_desc;
         r_host_go    <= d_host_go;
@@ -1542,36 +1752,21 @@ always_ff @(posedge clk) begin : cycle
         r_rxj_buf    <= rec_pay_addr;
         r_sent_q     <= d_sent;
         r_sent_bytes <= d_sent_bytes;
-        if (cq_n > 0) begin
-            r_cq_valid <= 1'b1;
-            r_cq       <= cq[cq_head];
-            cq_head = (cq_head + 1) % CQ_DEPTH;
-            cq_n = cq_n - 1;
-        end else begin
-            r_cq_valid <= 1'b0;
-        end
+        r_cq_valid   <= d_cq_valid;
+        if (d_cq_valid) r_cq <= d_cq;
         // the counts of this cycle, then zero again for the next one
         if (inc_dirty) begin
             for (int n = 0; n < NODE_CNT; n++) r_node_inc[n] <= inc_node[n];
             for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
-            for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
-            for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
-            inc_dirty = 1'b0;
             r_inc_on <= 1'b1;
         end else if (r_inc_on) begin
             r_node_inc <= '0;
             r_qp_inc <= '0;
             r_inc_on <= 1'b0;
         end
-        any = cq_n > 0 || cnp_n > 0 || host_n > 0 || now < tx_free_q;
-        for (int q = 0; q < QPS; q++) begin
-            if (v_q[q] && (pend_q[q] || rp_armed[q] || d_sent[q] ||
-                           (!err_q[q] && (r_timer_on[q] || r_rnr_wait[q])))) any = 1'b1;
-        end
-        r_idle <= !any;
+        r_idle <= d_idle;
     end
 end
-/* verilator lint_on BLKSEQ */
 
 always_comb begin
     tx_desc_valid = r_desc_valid;
@@ -1598,6 +1793,13 @@ always_comb begin
         qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
         qp_valid[q] = v_q[q];
         qp_qpn_flat[24*q +: 24] = qpn_q[q];
+    end
+end
+
+// the completion FIFO's storage: entry k is written when pushed this cycle
+for (genvar k = 0; k < CQ_DEPTH; k++) begin : g_cq
+    always_ff @(posedge clk) begin
+        if (cq_we[k]) cq_q[k] <= cq_w[k];
     end
 end
 
