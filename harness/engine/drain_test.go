@@ -12,29 +12,8 @@ import (
 // travels: a link longer than the default stall bound must not make the
 // run look stalled.
 func TestLongLinkIsNotAStall(t *testing.T) {
-	sc := modeltest.Scenario(t, `
-name = "long-link"
-cycles = 10_000_000
-
-[[model]]
-name = "a"
-top = "axis_fifo"
-
-[[model]]
-name = "b"
-top = "axis_fifo"
-
-[[link]]
-from = "a.out0"
-to = "b.in0"
-latency = 400_000
-reorder_pct = 20
-
-[[traffic]]
-kind = "roce"
-to = "a.in0"
-frames = 20
-`)
+	sc := modeltest.Scenario(t, modeltest.FIFOPair("long-link", 10_000_000, "latency = 400_000\nreorder_pct = 20",
+		"[[traffic]]\nkind = \"roce\"\nto = \"a.in0\"\nframes = 20\n"))
 	s, err := modeltest.Run(t, modeltest.Config(t, sc, 1))
 	modeltest.RequirePass(t, s, err)
 	assert.Equal(t, 40, s.Matched, "every frame out of both FIFOs")

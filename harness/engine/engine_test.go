@@ -655,24 +655,8 @@ file = %q
 
 	// With frames still on a long link when the damage is read, they too
 	// reach the second FIFO and are checked before the run stops.
-	sc = modeltest.Scenario(t, fmt.Sprintf(`
-name = "damaged-link"
-cycles = 10_000_000
-[[model]]
-name = "a"
-top = "axis_fifo"
-[[model]]
-name = "b"
-top = "axis_fifo"
-[[link]]
-from = "a.out0"
-to = "b.in0"
-latency = 50_000
-[[traffic]]
-kind = "pcap"
-to = "a.in0"
-file = %q
-`, path))
+	sc = modeltest.Scenario(t, modeltest.FIFOPair("damaged-link", 10_000_000, "latency = 50_000",
+		fmt.Sprintf("[[traffic]]\nkind = \"pcap\"\nto = \"a.in0\"\nfile = %q\n", path)))
 	s, err = modeltest.Run(t, modeltest.Config(t, sc, 3))
 	require.True(t, errors.As(err, &se), "%v", err)
 	require.NotNil(t, s)
@@ -810,28 +794,8 @@ func TestModelStoppedMidRun(t *testing.T) {
 // second FIFO gets every copy in the link's order, golden (fed what the
 // DUT accepted) predicts exactly that, and the counts show both faults.
 func TestLinkDuplicatesAndReorders(t *testing.T) {
-	sc := modeltest.Scenario(t, `
-name = "fifo-dup"
-cycles = 50_000_000
-[[model]]
-name = "a"
-top = "axis_fifo"
-[[model]]
-name = "b"
-top = "axis_fifo"
-[[link]]
-from = "a.out0"
-to = "b.in0"
-latency = 40
-dup_pct = 10
-reorder_pct = 10
-[[traffic]]
-kind = "roce"
-to = "a.in0"
-frames = 500
-max_size = 300
-gap_cycles = 20
-`)
+	sc := modeltest.Scenario(t, modeltest.FIFOPair("fifo-dup", 50_000_000, "latency = 40\ndup_pct = 10\nreorder_pct = 10",
+		"[[traffic]]\nkind = \"roce\"\nto = \"a.in0\"\nframes = 500\nmax_size = 300\ngap_cycles = 20\n"))
 	cfg := modeltest.Config(t, sc, 9)
 	s, err := modeltest.Run(t, cfg)
 	modeltest.RequirePass(t, s, err)
