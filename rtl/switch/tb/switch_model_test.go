@@ -69,6 +69,12 @@ type swRun struct {
 	out     [][]cosim.Frame            // frames out, per output port
 }
 
+// switchModels are the 4-port switch's models the block tests run.
+var switchModels = []struct {
+	name  string
+	width int
+}{{"switch4_64", 64}, {"switch4_512", 512}}
+
 func startSwitch(t *testing.T, name string, width int) *swRun {
 	t.Helper()
 	return startSwitchPorts(t, name, switchPorts, width)
@@ -227,10 +233,7 @@ func swPFCFrame(src swMAC, p int, quanta uint16) []byte {
 }
 
 func TestSwitchModelSmoke(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		width int
-	}{{"switch4_64", 64}, {"switch4_512", 512}} {
+	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startSwitch(t, tc.name, tc.width)
 
@@ -394,10 +397,7 @@ func swIPSum(h []byte) uint16 {
 // and leave with ECN = 11 and a checksum that still verifies; nothing else
 // changes.
 func TestSwitchModelECN(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		width int
-	}{{"switch4_64", 64}, {"switch4_512", 512}} {
+	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startSwitch(t, tc.name, tc.width)
 			r.csr([]cosim.CSR{{Addr: swRegCtrl, Data: swCtrlEcn}, {Addr: swRegEcnK0, Data: 0}})
@@ -435,10 +435,7 @@ func TestSwitchModelECN(t *testing.T) {
 // PFC_XOFF = 100 sends XOFF out of port 2 (from the decision's next cycle,
 // so at L+3) and, when its last copy has left (cycle z), XON at z+2.
 func TestSwitchModelPFCTx(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		width int
-	}{{"switch4_64", 64}, {"switch4_512", 512}} {
+	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startSwitch(t, tc.name, tc.width)
 			sw := swMAC{0x0e, 0x0f, 0x0a, 0x0b, 0x0c, 0x0d}
@@ -480,10 +477,7 @@ func swMACIndex(m swMAC) int {
 // BUF_BYTES = 16384 bytes, the rest is dropped at the tail and counted;
 // nothing runs out of slots, every delivered frame is intact.
 func TestSwitchModelTailDrop(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		width int
-	}{{"switch4_64", 64}, {"switch4_512", 512}} {
+	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startSwitch(t, tc.name, tc.width)
 			r.send(cosim.Frame{Port: 0, Cycle: 1, Data: swEthFrame(swMacBcast, swMacA, 64)})
@@ -530,10 +524,7 @@ func TestSwitchModelTailDrop(t *testing.T) {
 // adds the quantum and picks: a one-cycle gap between frames. Strict
 // priority sends the same frames back to back.
 func TestSwitchModelDRRSteps(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		width int
-	}{{"switch4_64", 64}, {"switch4_512", 512}} {
+	for _, tc := range switchModels {
 		for _, drr := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/drr=%v", tc.name, drr), func(t *testing.T) {
 				r := startSwitch(t, tc.name, tc.width)
