@@ -60,9 +60,7 @@ func TestCampaignLocal(t *testing.T) {
 	args[len(args)-1] = filepath.Join(dir, "again")
 	code, _, _ = cosim(t, append(args, "--models", models)...)
 	assert.Equal(t, 1, code)
-	var first, again map[string]any
-	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(out, "runs", m.Failures[0].ID, "summary.json")), &first))
-	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(dir, "again", "summary.json")), &again))
+	first, again := summaryOf(t, filepath.Join(out, "runs", m.Failures[0].ID)), summaryOf(t, filepath.Join(dir, "again"))
 	assert.Equal(t, first["error"], again["error"])
 	assert.Equal(t, first["cycles"], again["cycles"])
 
@@ -100,7 +98,7 @@ func TestCampaignFileErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"seeds = { from = 1, count = 0 }\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:1: seeds: seeds = { from = N, count = M } with count at least 1"},
 		{"seeds = { from = 1, count = 2 }\n", "c.toml: scenario: at least one [[scenario]]"},
-		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"other\"\n", "c.toml:3: builtin: no built-in scenario \"other\""},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"other\"\n", "c.toml:3: scenario[0].builtin: no built-in scenario \"other\""},
 		{"seeds = { from = 1, count = 2 }\ntime_limit = \"soon\"\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: time_limit: \"soon\" is not a positive duration"},
 		{"seeds = { from = 1, count = 2 }\ncolour = 1\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: colour: unknown key"},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"missing.toml\"\n", "missing.toml"},

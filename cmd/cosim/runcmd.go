@@ -125,12 +125,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // traceFirstProblem reruns the run to trace the window around its first
 // problem (harness/waveform) and adds it to summary.json.
 func traceFirstProblem(ctx context.Context, stdout io.Writer, cfg engine.Config, sum *engine.Summary, opt waveform.Options) error {
-	fmt.Fprintf(stdout, "rerunning to trace cycles %d..%d around the first problem (--no-rerun to skip)\n",
-		sum.Problems[0].Cycle-min(sum.Problems[0].Cycle, opt.Before), sum.Problems[0].Cycle+opt.After)
+	fmt.Fprintln(stdout, "rerunning to trace the cycles around the first problem (--no-rerun to skip)")
 	if err := waveform.Rerun(ctx, cfg, sum, opt); err != nil {
 		return err
 	}
 	w := sum.Waveforms[len(sum.Waveforms)-1]
+	fmt.Fprintf(stdout, "traced cycles %d..%d\n", w.From, w.To)
 	if !w.Reproduced {
 		fmt.Fprintf(stdout, "WARNING: the rerun did not meet the first problem at cycle %d: the run is not deterministic\n", w.Cycle)
 	}

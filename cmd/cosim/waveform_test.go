@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestWaveformAtFirstProblem(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := cosim(t, "run", scen, "--seed", "7", "--out", out, "--models", bad, "--trace-before", "10", "--trace-after", "200")
 	require.Equal(t, 1, code, stderr)
-	assert.Contains(t, stdout, "rerunning to trace cycles ")
+	assert.Contains(t, stdout, "rerunning to trace the cycles around the first problem")
 	assert.NotContains(t, stdout, "not deterministic")
 
 	sum := summaryOf(t, out)
@@ -77,6 +78,7 @@ func TestWaveformAtFirstProblem(t *testing.T) {
 	require.Greater(t, cycle, uint64(10), "the problem comes after a few frames")
 	assert.Equal(t, cycle-10, from)
 	assert.Equal(t, cycle+200, to)
+	assert.Contains(t, stdout, fmt.Sprintf("traced cycles %d..%d", from, to))
 	files := w["files"].(map[string]any)
 	require.Contains(t, files, "sw")
 	fst := filepath.Join(out, files["sw"].(string))

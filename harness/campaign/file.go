@@ -65,6 +65,7 @@ func Load(path string) (*File, error) {
 // anchors its scenario files.
 func Parse(path string, data []byte) (*File, error) {
 	c := &File{Path: path}
+	at := &scenario.Scenario{File: path, Text: data} // locates keys as the scenario parser does
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
 	if err != nil {
 		var pe toml.ParseError
@@ -74,11 +75,9 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, &scenario.Error{File: path, Msg: err.Error()}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &scenario.Error{File: path, Line: line(data, und[0].String()), Key: und[0].String(), Msg: "unknown key"}
+		return nil, at.KeyError(und[0].String(), "unknown key")
 	}
-	bad := func(key, format string, args ...any) error {
-		return &scenario.Error{File: path, Line: line(data, key), Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
+	bad := func(key, format string, args ...any) error { return at.KeyError(key, format, args...) }
 	if c.Name == "" {
 		c.Name = filepath.Base(path)
 	}
@@ -97,9 +96,9 @@ func Parse(path string, data []byte) (*File, error) {
 	for i, s := range c.Scenarios {
 		switch {
 		case (s.File == "") == (s.Builtin == ""):
-			return nil, bad("scenario", "[[scenario]] %d needs either file or builtin", i+1)
+			return nil, bad(fmt.Sprintf("scenario.%d", i), "[[scenario]] %d needs either file or builtin", i+1)
 		case s.Builtin != "" && s.Builtin != Builtin:
-			return nil, bad("builtin", "no built-in scenario %q (there is %q)", s.Builtin, Builtin)
+			return nil, bad(fmt.Sprintf("scenario.%d.builtin", i), "no built-in scenario %q (there is %q)", s.Builtin, Builtin)
 		case s.File != "":
 			p := s.File
 			if !filepath.IsAbs(p) {
@@ -118,17 +117,3 @@ func Parse(path string, data []byte) (*File, error) {
 
 // TimeLimitOf is the run time limit.
 func (c *File) TimeLimitOf() time.Duration { return c.limit }
-
-// line finds the first line that sets key (its last dotted part), 0 if none.
-func line(data []byte, key string) int {
-	if i := bytes.LastIndexByte([]byte(key), '.'); i >= 0 {
-		key = key[i+1:]
-	}
-	for n, l := range bytes.Split(data, []byte("\n")) {
-		l = bytes.TrimSpace(l)
-		if bytes.HasPrefix(l, []byte(key)) || bytes.HasPrefix(l, []byte("[["+key+"]]")) || bytes.HasPrefix(l, []byte("["+key)) {
-			return n + 1
-		}
-	}
-	return 0
-}
