@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,35 +14,67 @@ import (
 
 	"github.com/rocesim/cosim/harness/campaign"
 	"github.com/rocesim/cosim/harness/junit/junittest"
+	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/slurm/slurmtest"
 )
 
-// TestCampaignOnSlurm runs a campaign of 16 runs (8 of them failing by
-// construction) as a job array on a real single-node Slurm cluster
-// (slurmctld, slurmd and munge started for the test, root only), and
-// checks that every run's result is the one a local run of the same
-// campaign gives: same exit status and same cycles, seed by seed.
+// TestCampaignOnSlurm runs a campaign of 20 runs as a job array on a real
+// single-node Slurm cluster (slurmctld, slurmd and munge started for the
+// test, root only): two scenarios on the switch and one on axis_fifo
+// models that fails by construction, times five seeds, and the switch
+// scenario again on a mutant of the switch (a bug planted in its RTL,
+// built once before submission). Every run's result is the one a local
+// run of the same campaign gives, seed by seed; the mutant is caught, and
+// its rerun command reproduces the failure.
 func TestCampaignOnSlurm(t *testing.T) {
 	cluster := slurmtest.Start(t)
-	models, err := filepath.Abs(needModels(t, "axis_fifo_64"))
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "switch4_64"))
 	require.NoError(t, err)
 	t.Setenv("COSIM_TEST_MAIN", "1") // the tasks run this test binary as cosim
 	t.Setenv("SLURM_CONF", cluster.Conf)
 	dir := t.TempDir()
 	require.NoError(t, os.Chmod(dir, 0o755))
-	file := smallCampaign(t, dir, "slurm16", 1, 8)
+	file := smallCampaign(t, dir, "slurm20", 1, 5)
+	scen := filepath.Join(dir, "switch.toml")
+	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 40, modeltest.SwitchConfigs[64])), 0o644))
+	catalogue, err := filepath.Abs(filepath.Join("..", "..", "rtl", "switch", "tb", "mutants.toml"))
+	require.NoError(t, err)
+	appendFile(t, file, "\n[[scenario]]\nfile = \"switch.toml\"\n\n[[mutant]]\ncatalogue = \""+catalogue+"\"\nname = \"flood_includes_ingress\"\n")
+	// Kept between test runs, so that make rebuilds the mutant only when
+	// the switch's RTL changed.
+	mutants, err := filepath.Abs(filepath.Join("..", "..", "build", "mutants", "campaign"))
+	require.NoError(t, err)
 
 	onSlurm := filepath.Join(dir, "slurm")
-	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--partition", cluster.Partition, "--out", onSlurm, "--models", models)
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--partition", cluster.Partition, "--out", onSlurm,
+		"--models", models, "--mutants", mutants)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "16 runs, 16 to run as a Slurm job array")
-	assert.Contains(t, stdout, "16 runs: 8 passed, 8 failed, 0 timed out, 0 never ended")
+	assert.Contains(t, stdout, "20 runs, 20 to run as a Slurm job array")
+	assert.Contains(t, stdout, "15 runs: 10 passed, 5 failed, 0 timed out, 0 never ended")
+	assert.Regexp(t, `mutant flood_includes_ingress caught by run 00\d\d \(.+\): rerun with: cosim run `, stdout)
 	junittest.Validate(t, filepath.Join(onSlurm, campaign.JUnitFile))
+	var m campaign.Merged
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(onSlurm, campaign.MergedFile)), &m))
+	require.Len(t, m.Mutants, 1)
+	mm := m.Mutants[0]
+	assert.True(t, mm.Caught)
+	assert.Equal(t, 5, mm.Runs)
+	assert.Contains(t, mm.Rerun, "--models "+filepath.Join(mutants, "flood_includes_ingress", "models"))
+
+	// The mutant's failure reproduces with its rerun command.
+	args := strings.Fields(mm.Rerun)[1:] // after "cosim"
+	again := filepath.Join(dir, "again")
+	args[slices.Index(args, "--out")+1] = again
+	code, _, _ = cosim(t, args...)
+	assert.Equal(t, 1, code)
+	first, second := summaryOf(t, filepath.Join(onSlurm, "runs", mm.CaughtBy)), summaryOf(t, again)
+	assert.Equal(t, first["cycles"], second["cycles"])
+	assert.Equal(t, first["links"], second["links"], "the same frames matched, mismatched, missing and unexpected on every link")
 
 	local := filepath.Join(dir, "local")
-	code, _, _ = cosim(t, "campaign", "run", file, "--jobs", "2", "--out", local, "--models", models)
+	code, _, _ = cosim(t, "campaign", "run", file, "--jobs", "2", "--out", local, "--models", models, "--mutants", mutants)
 	require.Equal(t, 1, code)
-	for i := range 16 {
+	for i := range 20 {
 		id := fmt.Sprintf("%04d", i)
 		a, b := outcome(t, onSlurm, id), outcome(t, local, id)
 		assert.Equal(t, b.Exit, a.Exit, "run %s", id)
@@ -48,6 +82,15 @@ func TestCampaignOnSlurm(t *testing.T) {
 		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"],
 			"run %s: the same cycles on Slurm as here", id)
 	}
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(text)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }
 
 func outcome(t *testing.T, out, id string) campaign.Outcome {

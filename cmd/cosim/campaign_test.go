@@ -95,6 +95,9 @@ func mustRead(t *testing.T, path string) []byte {
 // A campaign file with a mistake is refused with its file, line and key.
 func TestCampaignFileErrors(t *testing.T) {
 	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.toml"), catEdit(nil), 0o644))
+	nicMutants, err := filepath.Abs(filepath.Join("..", "..", "rtl", "nic", "tb", "mutants.toml"))
+	require.NoError(t, err)
 	for _, c := range []struct{ text, want string }{
 		{"seeds = { from = 1, count = 0 }\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:1: seeds: seeds = { from = N, count = M } with count at least 1"},
 		{"seeds = { from = 1, count = 2 }\n", "c.toml: scenario: at least one [[scenario]]"},
@@ -102,6 +105,11 @@ func TestCampaignFileErrors(t *testing.T) {
 		{"seeds = { from = 1, count = 2 }\ntime_limit = \"soon\"\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: time_limit: \"soon\" is not a positive duration"},
 		{"seeds = { from = 1, count = 2 }\ncolour = 1\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: colour: unknown key"},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"missing.toml\"\n", "missing.toml"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\n[[mutant]]\nname = \"x\"\n", "c.toml:4: mutant[0]: [[mutant]] 1 needs catalogue (a mutants.toml) and name"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\n[[mutant]]\ncatalogue = \"" + nicMutants + "\"\nname = \"nosuch\"\n",
+			"c.toml:6: mutant[0].name: " + nicMutants + ": no mutant \"nosuch\" (there are psn_one_ahead_accepted, "},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"ok.toml\"\n[[mutant]]\ncatalogue = \"" + nicMutants + "\"\nname = \"psn_one_ahead_accepted\"\n",
+			"c.toml:6: mutant[0].name: mutant psn_one_ahead_accepted changes rtl/nic, which none of the campaign's scenarios runs"},
 	} {
 		file := filepath.Join(dir, "c.toml")
 		require.NoError(t, os.WriteFile(file, []byte(c.text), 0o644))

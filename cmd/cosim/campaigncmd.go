@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/rocesim/cosim/harness/campaign"
 	"github.com/rocesim/cosim/harness/coverage"
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume]
+const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--mutants DIR] [--resume]
                            [--slurm [--partition P] [--array-limit K]]
        cosim campaign merge DIR [--goals FILE]`
 
@@ -63,6 +65,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	jobs := fs.Int("jobs", max(1, runtime.NumCPU()-1), "runs at once (default: one per spare CPU)")
 	out := fs.String("out", "out/campaign", "the campaign directory: runs/<id>/ per run, campaign.json, junit.xml, index.html")
 	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	mutants := fs.String("mutants", "", "where the campaign's [[mutant]] models are built (default: OUT/mutants; keep one between campaigns and make rebuilds only what changed)")
 	resume := fs.Bool("resume", false, "skip the runs that already ended in --out (after Ctrl-C)")
 	useSlurm := fs.Bool("slurm", false, "submit the runs as a Slurm job array (SLURM_CONF names the cluster) and wait for it")
 	partition := fs.String("partition", "", "with --slurm: the partition (default: the cluster's)")
@@ -94,15 +97,29 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail(exitBadInput, "campaign run: --models: %v", err)
 	}
+	if *mutants == "" {
+		*mutants = filepath.Join(*out, "mutants")
+	}
+	runs, err := campaign.Prepare(ctx, c, *out, abs, *mutants, stdout)
+	if err != nil {
+		var se *scenario.Error
+		switch {
+		case ctx.Err() != nil:
+			return fail(exitInterrupted, "campaign run: interrupted while preparing: %v", err)
+		case errors.As(err, &se):
+			return fail(exitBadInput, "campaign run: %v", err)
+		}
+		return fail(exitFailed, "campaign run: %v", err)
+	}
 	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
 	var runErr error
 	if *useSlurm {
-		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit}.Run(ctx, c)
+		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit}.Run(ctx, c, runs)
 		if runErr != nil && ctx.Err() == nil {
 			return fail(exitFailed, "campaign run --slurm: %v", runErr)
 		}
 	} else {
-		_, runErr = l.Run(ctx, c)
+		_, runErr = l.Run(ctx, c, runs)
 	}
 	m, err := campaign.Merge(*out, nil)
 	if err != nil {
@@ -114,10 +131,18 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	return campaignVerdict(stdout, *out, m)
 }
 
-// campaignVerdict prints the merged verdict: exit 1 when any run failed.
+// campaignVerdict prints the merged verdict: exit 1 when any run failed
+// or any mutant survived.
 func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 	fmt.Fprintf(stdout, "%d runs: %d passed, %d failed, %d timed out, %d never ended; %s, %s, %s in %s\n",
 		m.Runs, m.Passed, m.Failed, m.TimedOut, m.Pending, campaign.MergedFile, campaign.JUnitFile, campaign.IndexFile, dir)
+	for _, mm := range m.Mutants {
+		if mm.Caught {
+			fmt.Fprintf(stdout, "mutant %s caught by run %s (%s): rerun with: %s\n", mm.Name, mm.CaughtBy, strings.SplitN(mm.Error, "\n", 2)[0], mm.Rerun)
+		} else {
+			fmt.Fprintf(stdout, "MUTANT SURVIVED %s: no run of its %d failed; the planted bug: %s\n", mm.Name, mm.Runs, mm.Bug)
+		}
+	}
 	fmt.Fprintf(stdout, "functional coverage: %d of %d bins hit (%s)\n", m.Coverage.Hit, m.Coverage.Total, campaign.CoverageFile)
 	for _, g := range m.Coverage.Unmet {
 		fmt.Fprintf(stdout, "GOAL NOT MET: %s\n", g)
@@ -131,6 +156,9 @@ func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 	}
 	if len(m.Failures) > 0 || m.Pending > 0 {
 		return fail(exitFailed, "campaign: %d of %d runs did not pass", len(m.Failures)+m.Pending, m.Runs+m.Pending)
+	}
+	if m.Survived > 0 {
+		return fail(exitFailed, "campaign: %d of %d mutants survived", m.Survived, len(m.Mutants))
 	}
 	if len(m.Coverage.Unmet) > 0 {
 		return fail(exitFailed, "campaign: %d coverage goals not met", len(m.Coverage.Unmet))

@@ -67,7 +67,7 @@ func TestJUnitOfRealRuns(t *testing.T) {
 		assert.Empty(t, f, name)
 	}
 
-	bad := mutation.Build(t, mutation.Campaign{Device: "switch", DirVar: "SIM_SWITCH_DIR", Model: "switch4_64"}, "flood_includes_ingress")
+	bad := mutation.Build(t, mutation.Campaign{Device: "switch", Model: "switch4_64"}, "flood_includes_ingress")
 	path = filepath.Join(dir, "fail.xml")
 	code, _, stderr = cosim(t, "run", scen, "--seed", "7", "--out", filepath.Join(dir, "fail"), "--models", bad, "--junit", path)
 	require.Equal(t, 1, code, stderr)

@@ -75,7 +75,7 @@ func TestReportInChromium(t *testing.T) {
 // every problem with its link, cycle, fields and a neighbourhood file that
 // is there, and the command that reruns it.
 func TestReportOfFailedRun(t *testing.T) {
-	bad := mutation.Build(t, mutation.Campaign{Device: "switch", DirVar: "SIM_SWITCH_DIR", Model: "switch4_64"}, "flood_includes_ingress")
+	bad := mutation.Build(t, mutation.Campaign{Device: "switch", Model: "switch4_64"}, "flood_includes_ingress")
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "s.toml")
 	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 100, modeltest.SwitchConfigs[64])), 0o644))

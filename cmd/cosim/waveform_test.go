@@ -56,7 +56,7 @@ func fstTimes(t *testing.T, path string) (first, last uint64, names []string) {
 // mismatch-001.fst (those cycles only), a GTKWave save file on its ports,
 // the summary's and the report's entry, and the viewer command.
 func TestWaveformAtFirstProblem(t *testing.T) {
-	bad := mutation.Build(t, mutation.Campaign{Device: "switch", DirVar: "SIM_SWITCH_DIR", Model: "switch4_64"}, "flood_includes_ingress")
+	bad := mutation.Build(t, mutation.Campaign{Device: "switch", Model: "switch4_64"}, "flood_includes_ingress")
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "s.toml")
 	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 100, modeltest.SwitchConfigs[64])), 0o644))

@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rocesim/cosim/harness/inputfile"
+	"github.com/rocesim/cosim/harness/mutant"
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
@@ -29,7 +30,9 @@ type File struct {
 	// counted as timed out. Default 1h.
 	TimeLimit string     `toml:"time_limit"`
 	Scenarios []Scenario `toml:"scenario"`
+	Mutants   []Mutant   `toml:"mutant"`
 	limit     time.Duration
+	at        *scenario.Scenario // locates keys in errors
 }
 
 // Seeds are Count seeds from From on.
@@ -43,6 +46,18 @@ type Seeds struct {
 type Scenario struct {
 	File    string `toml:"file"`
 	Builtin string `toml:"builtin"`
+}
+
+// Mutant is one [[mutant]]: a planted bug from a device's catalogue of
+// mutants (rtl/<device>/tb/mutants.toml, relative to the campaign file).
+// The campaign's scenarios that run a model of that device run again, on
+// every seed, on models built with the bug; the mutant is caught when one
+// of those runs fails, and survives, failing the campaign, when none does.
+type Mutant struct {
+	Catalogue string `toml:"catalogue"`
+	Name      string `toml:"name"`
+	m         mutant.Mutant
+	root      string // the catalogue's repository
 }
 
 // Builtin names the built-in default scenario in a campaign file.
@@ -66,6 +81,7 @@ func Load(path string) (*File, error) {
 func Parse(path string, data []byte) (*File, error) {
 	c := &File{Path: path}
 	at := &scenario.Scenario{File: path, Text: data} // locates keys as the scenario parser does
+	c.at = at
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(c)
 	if err != nil {
 		var pe toml.ParseError
@@ -111,6 +127,29 @@ func Parse(path string, data []byte) (*File, error) {
 				return nil, err
 			}
 		}
+	}
+	seen := map[string]bool{}
+	for i, m := range c.Mutants {
+		key := fmt.Sprintf("mutant.%d", i)
+		switch {
+		case m.Catalogue == "" || m.Name == "":
+			return nil, bad(key, "[[mutant]] %d needs catalogue (a mutants.toml) and name", i+1)
+		case seen[m.Name]:
+			return nil, bad(key+".name", "mutant %q twice", m.Name)
+		}
+		seen[m.Name] = true
+		p := m.Catalogue
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		cat, err := mutant.Load(p)
+		if err != nil {
+			return nil, bad(key+".catalogue", "%v", err)
+		}
+		if c.Mutants[i].m, err = cat.Mutant(m.Name); err != nil {
+			return nil, bad(key+".name", "%v", err)
+		}
+		c.Mutants[i].root = cat.Root
 	}
 	return c, nil
 }

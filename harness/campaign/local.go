@@ -15,18 +15,26 @@ import (
 	"time"
 )
 
-// Run is one run of a campaign: a scenario and a seed.
+// Run is one run of a campaign: a scenario and a seed, and a mutant's
+// models instead of the campaign's when it is one of a mutant's runs.
 type Run struct {
-	ID       string // "0007": its directory under runs/
-	Scenario string // an absolute scenario file, or "" for the built-in one
-	Seed     uint64
+	ID       string `json:"id"`       // "0007": its directory under runs/
+	Scenario string `json:"scenario"` // an absolute scenario file, or "" for the built-in one
+	Seed     uint64 `json:"seed"`
+	Mutant   string `json:"mutant,omitempty"`
+	Bug      string `json:"bug,omitempty"`    // the mutant's, in plain words
+	Models   string `json:"models,omitempty"` // the mutant's models directory
 }
 
-// Args are the cosim run arguments of the run, its output in dir.
+// Args are the cosim run arguments of the run, its output in dir, on the
+// models in models unless it is a mutant's.
 func (r Run) Args(dir, models string) []string {
 	args := []string{"run"}
 	if r.Scenario != "" {
 		args = append(args, r.Scenario)
+	}
+	if r.Models != "" {
+		models = r.Models
 	}
 	return append(args, "--seed", fmt.Sprint(r.Seed), "--out", dir, "--models", models)
 }
@@ -37,7 +45,11 @@ func (r Run) Rerun(dir string) string {
 	if r.Scenario != "" {
 		s += " " + r.Scenario
 	}
-	return fmt.Sprintf("%s --seed %d --out %s", s, r.Seed, dir)
+	s = fmt.Sprintf("%s --seed %d --out %s", s, r.Seed, dir)
+	if r.Models != "" {
+		s += " --models " + r.Models
+	}
+	return s
 }
 
 // Plan expands the file into its runs: every scenario with every seed, in
@@ -79,10 +91,11 @@ type Local struct {
 // RunDir is where run r's results go.
 func (l Local) RunDir(r Run) string { return filepath.Join(l.Out, "runs", r.ID) }
 
-// Run runs the campaign's runs over l.Jobs workers until all ended or ctx
-// is done; a run cut short by ctx is not marked ended, so --resume redoes
-// it. It returns the outcomes of the runs that ended in this call.
-func (l Local) Run(ctx context.Context, c *File) ([]Outcome, error) {
+// Run runs the campaign's runs (Prepare lists them) over l.Jobs workers
+// until all ended or ctx is done; a run cut short by ctx is not marked
+// ended, so --resume redoes it. It returns the outcomes of the runs that
+// ended in this call.
+func (l Local) Run(ctx context.Context, c *File, runs []Run) ([]Outcome, error) {
 	if l.Jobs < 1 {
 		l.Jobs = 1
 	}
@@ -90,13 +103,13 @@ func (l Local) Run(ctx context.Context, c *File) ([]Outcome, error) {
 		return nil, err
 	}
 	var todo []Run
-	for _, r := range c.Plan() {
+	for _, r := range runs {
 		if l.Resume && exists(filepath.Join(l.RunDir(r), OutcomeFile)) {
 			continue
 		}
 		todo = append(todo, r)
 	}
-	l.progressf("campaign %s: %d runs, %d to run, %d jobs\n", c.Name, len(c.Plan()), len(todo), l.Jobs)
+	l.progressf("campaign %s: %d runs, %d to run, %d jobs\n", c.Name, len(runs), len(todo), l.Jobs)
 	start := time.Now()
 	work := make(chan Run)
 	var mu sync.Mutex
@@ -114,7 +127,7 @@ func (l Local) Run(ctx context.Context, c *File) ([]Outcome, error) {
 				}
 				mu.Lock()
 				outs = append(outs, o)
-				if o.Exit != 0 {
+				if o.Exit != 0 && o.Mutant == "" {
 					failed++
 				}
 				done := len(outs)
@@ -146,6 +159,10 @@ func (l Local) Run(ctx context.Context, c *File) ([]Outcome, error) {
 
 func verdict(o Outcome) string {
 	switch {
+	case o.Mutant != "" && (o.TimedOut || o.Exit != 0):
+		return fmt.Sprintf("caught mutant %s (exit %d): rerun with %s", o.Mutant, o.Exit, o.Rerun)
+	case o.Mutant != "":
+		return fmt.Sprintf("passed on mutant %s", o.Mutant)
 	case o.TimedOut:
 		return "TIMED OUT"
 	case o.Exit == 0:

@@ -34,13 +34,12 @@ const todoFile = "todo.json"
 // task, and gives each task that ended without recording its run (killed
 // by Slurm, its node lost) a run.json saying so, with its log: no run is
 // lost. The campaign file must be reachable from the nodes at c.Path.
-func (cl Cluster) Run(ctx context.Context, c *File) ([]slurm.Task, error) {
+func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, error) {
 	dir := filepath.Join(cl.Out, "slurm")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var todo []string
-	plan := c.Plan()
 	for _, r := range plan {
 		if cl.Resume && exists(filepath.Join(cl.RunDir(r), OutcomeFile)) {
 			continue
@@ -132,10 +131,14 @@ func (l Local) Task(ctx context.Context, c *File) (Outcome, error) {
 	if i < 0 || i >= len(todo) {
 		return Outcome{}, fmt.Errorf("campaign task: index %d, but %d runs to run", i, len(todo))
 	}
-	for _, r := range c.Plan() {
+	plan, err := readPlan(l.Out)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("campaign task: %w", err)
+	}
+	for _, r := range plan {
 		if r.ID == todo[i] {
 			return l.one(ctx, c, r)
 		}
 	}
-	return Outcome{}, fmt.Errorf("campaign task: no run %s in %s", todo[i], c.Path)
+	return Outcome{}, fmt.Errorf("campaign task: no run %s in %s", todo[i], filepath.Join(l.Out, PlanFile))
 }

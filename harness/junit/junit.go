@@ -70,17 +70,47 @@ type (
 	}
 )
 
+// Suite is a suite of test cases that are not a run's checks: a
+// campaign's mutants, each a case that fails when no run caught it.
+type Suite struct {
+	Name  string
+	Cases []Case
+}
+
+// Case is one test case of a Suite; Failure, when set, is its message and
+// Detail the failure's text.
+type Case struct {
+	Name, Failure, Detail string
+}
+
 // Write writes the runs as one JUnit XML document.
-func Write(w io.Writer, runs ...Run) error {
+func Write(w io.Writer, runs ...Run) error { return WriteWith(w, runs, nil) }
+
+// WriteWith writes the runs and then the other suites as one document.
+func WriteWith(w io.Writer, runs []Run, other []Suite) error {
 	doc := suites{Name: "cosim"}
 	var total float64
-	for _, r := range runs {
-		s := suiteOf(r)
+	add := func(s suite) {
 		doc.Suites = append(doc.Suites, s)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
+	}
+	for _, r := range runs {
+		add(suiteOf(r))
 		total += r.Summary.WallSeconds
+	}
+	for _, o := range other {
+		s := suite{Name: o.Name, Time: seconds(0), Tests: len(o.Cases)}
+		for _, c := range o.Cases {
+			tc := testCase{Name: c.Name, ClassName: "cosim." + o.Name, Time: seconds(0)}
+			if c.Failure != "" {
+				tc.Failure = &outcome{Message: c.Failure, Type: "failure", Text: c.Detail}
+				s.Failures++
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		add(s)
 	}
 	doc.Time = seconds(total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {

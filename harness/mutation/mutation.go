@@ -2,10 +2,8 @@
 // the device's regression would catch a bug in its RTL at all: each
 // mutant in rtl/<device>/tb/mutants.toml is one small edit to
 // rtl/<device> that plants a bug of the kind RTL engineers make. Run
-// builds every mutant with the same Verilator flags as the real device
-// (sim/build.mk, pointed at the copy by the campaign's variable), but
-// without profile feedback (SIM_PGO=0: a mutant runs too briefly to repay
-// a second build), under build/mutants/<device>/<name> and runs the
+// builds every mutant (harness/mutant) under build/mutants/<device>/<name>
+// and runs the
 // campaign's scenarios against it until one fails; a mutant that passes
 // them all survived, and fails the test: either the regression has a
 // hole or the mutant changes nothing and should go.
@@ -27,22 +25,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/require"
 
 	cmodeltest "github.com/rocesim/cosim/cosim/modeltest"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/harness/mutant"
 )
-
-// mutant is one entry of a campaign's file.
-type mutant struct {
-	Name    string `toml:"name"`
-	File    string `toml:"file"`    // relative to the repository root, under rtl/<device>
-	Find    string `toml:"find"`    // occurs exactly once in File
-	Replace string `toml:"replace"` // what takes its place
-	Bug     string `toml:"bug"`     // the planted bug, in plain words
-}
 
 // Scenario is a run each mutant faces, in the campaign's order (the one
 // that catches most first): one of the regression's scenarios, or some of
@@ -64,7 +53,6 @@ type GoTests struct {
 // Campaign is one device's mutation campaign.
 type Campaign struct {
 	Device    string     // rtl/<device>; its mutants are rtl/<device>/tb/mutants.toml
-	DirVar    string     // the sim/build.mk variable naming the device's RTL directory
 	Model     string     // the model built from each mutant, "top_width"
 	With      []string   // other models the scenarios run, as built in build/models
 	Scenarios []Scenario // what each mutant faces, in order
@@ -79,10 +67,10 @@ func Run(t *testing.T, c Campaign) {
 	if testing.Short() {
 		t.Skip("builds a model per mutant")
 	}
-	mutants := loadMutants(t, c, "mutants.toml")
+	mutants := loadMutants(t, c)
 	if only := os.Getenv("COSIM_MUTANTS"); only != "" {
 		names := strings.Split(only, ",")
-		mutants = slices.DeleteFunc(mutants, func(m mutant) bool { return !slices.Contains(names, m.Name) })
+		mutants = slices.DeleteFunc(mutants, func(m mutant.Mutant) bool { return !slices.Contains(names, m.Name) })
 		if len(mutants) == 0 {
 			t.Skipf("COSIM_MUTANTS=%s names no mutant of rtl/%s/tb/mutants.toml", only, c.Device)
 		}
@@ -127,7 +115,7 @@ func Build(t *testing.T, c Campaign, name string) string {
 	cmodeltest.NeedTool(t, "make")
 	cmodeltest.NeedTool(t, "verilator")
 	modeltest.NeedModels(t, c.With...)
-	for _, m := range loadMutants(t, c, filepath.Join(root, "rtl", c.Device, "tb", "mutants.toml")) {
+	for _, m := range loadMutants(t, c) {
 		if m.Name == name {
 			return buildMutant(t, c, m)
 		}
@@ -136,84 +124,29 @@ func Build(t *testing.T, c Campaign, name string) string {
 	return ""
 }
 
-// loadMutants reads and checks the campaign's mutants from path.
-func loadMutants(t *testing.T, c Campaign, path string) []mutant {
-	var f struct {
-		Mutant []mutant `toml:"mutant"`
-	}
-	name := "rtl/" + c.Device + "/tb/mutants.toml"
-	md, err := toml.DecodeFile(path, &f)
+// loadMutants reads the device's catalogue.
+func loadMutants(t *testing.T, c Campaign) []mutant.Mutant {
+	cat, err := mutant.Load(filepath.Join(root, "rtl", c.Device, "tb", "mutants.toml"))
 	require.NoError(t, err)
-	require.Empty(t, md.Undecoded(), "unknown keys in %s", name)
-	require.NotEmpty(t, f.Mutant)
-	seen := map[string]bool{}
-	for _, m := range f.Mutant {
-		require.NotEmpty(t, m.Name)
-		require.False(t, seen[m.Name], "mutant %s twice", m.Name)
-		seen[m.Name] = true
-		require.Equal(t, "rtl/"+c.Device, filepath.ToSlash(filepath.Dir(m.File)), "mutant %s: its file must be in rtl/%s", m.Name, c.Device)
-		require.NotEmpty(t, m.Find, m.Name)
-		require.NotEqual(t, m.Find, m.Replace, m.Name)
-		require.NotEmpty(t, m.Bug, m.Name)
+	for _, m := range cat.Mutants {
+		require.Equal(t, "rtl/"+c.Device, m.Device(), "mutant %s: its file must be in rtl/%s", m.Name, c.Device)
 	}
-	return f.Mutant
+	return cat.Mutants
 }
 
-// buildMutant writes rtl/<device> with m's edit under
-// build/mutants/<device>/<name> and builds the campaign's model from it,
-// returning its model directory. Files are rewritten only when they
-// change, so make rebuilds only what the RTL or the sim library changed
-// since the last campaign.
-func buildMutant(t *testing.T, c Campaign, m mutant) string {
-	base := filepath.Join("build", "mutants", c.Device, m.Name) // from the repository root
-	rtl := filepath.Join(base, "rtl", c.Device)
-	require.NoError(t, os.MkdirAll(filepath.Join(root, rtl), 0o755))
-	src := filepath.Join(root, "rtl", c.Device)
-	ents, err := os.ReadDir(src)
+// buildMutant builds the campaign's model with m planted under
+// build/mutants/<device>/<name>, c.With linked beside it, and returns its
+// models directory.
+func buildMutant(t *testing.T, c Campaign, m mutant.Mutant) string {
+	abs, err := filepath.Abs(root)
 	require.NoError(t, err)
-	edited := false
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		require.NoError(t, err)
-		if e.Name() == filepath.Base(m.File) {
-			n := bytes.Count(data, []byte(m.Find))
-			require.Equal(t, 1, n, "mutant %s: its find text occurs %d times in %s; the RTL changed, update rtl/%s/tb/mutants.toml", m.Name, n, m.File, c.Device)
-			data = bytes.Replace(data, []byte(m.Find), []byte(m.Replace), 1)
-			edited = true
-		}
-		dst := filepath.Join(root, rtl, e.Name())
-		if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, data) {
-			require.NoError(t, os.WriteFile(dst, data, 0o644))
-		}
-	}
-	require.True(t, edited, "mutant %s: no file %s", m.Name, m.File)
-
-	models := filepath.Join(base, "models")
-	top, width, err := modeltest.Parse(c.Model)
-	require.NoError(t, err)
-	target := engine.ModelPath(models, top, width)
-	cmd := exec.Command("make", "--no-print-directory", "-f", "sim/build.mk",
-		"SIM_MODELS_DIR="+models, "SIM_PGO=0", c.DirVar+"="+rtl, target)
-	cmd.Dir = root
+	b := mutant.Build{Root: abs, Dir: filepath.Join(abs, "build", "mutants", c.Device, m.Name),
+		Models: append([]string{c.Model}, c.With...), Base: modeltest.Dir(), NoPGO: true}
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("building mutant %s: %v\n%s", m.Name, err, tail(string(out), 30))
-	}
+	dir, _, err := b.Build(context.Background(), m)
+	require.NoError(t, err)
 	t.Logf("mutant %s (%s) built in %.0fs: %s", m.Name, m.File, time.Since(start).Seconds(), m.Bug)
-	// The other models the scenarios need, unmutated, beside it.
-	for _, w := range c.With {
-		link := filepath.Join(root, models, w)
-		if _, err := os.Lstat(link); err != nil {
-			rel, err := filepath.Rel(filepath.Dir(link), filepath.Join(modeltest.Dir(), w))
-			require.NoError(t, err)
-			require.NoError(t, os.Symlink(rel, link))
-		}
-	}
-	return filepath.Join(root, models)
+	return dir
 }
 
 // runMutantScenario runs sc on the switch built in dir and reports
@@ -297,11 +230,6 @@ var testBinaries = struct {
 func head(s string, n int) string {
 	lines := strings.SplitAfter(s, "\n")
 	return strings.Join(lines[:min(n, len(lines))], "")
-}
-
-func tail(s string, n int) string {
-	lines := strings.SplitAfter(s, "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "")
 }
 
 func firstLine(s string) string {

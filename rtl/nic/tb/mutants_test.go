@@ -13,7 +13,7 @@ import (
 // then through the RTL switch, which marks CE under an incast, with DCQCN
 // on (nic_congestion_test.go). harness/mutation runs the campaign.
 var nicCampaign = mutation.Campaign{
-	Device: "nic", DirVar: "SIM_NIC_DIR", Model: "nic_64", With: []string{"switch4_64"},
+	Device: "nic", Model: "nic_64", With: []string{"switch4_64"},
 	Scenarios: []mutation.Scenario{
 		{Name: "two NICs, faulty links, path MTU 1024", TOML: nicDirectTOML(64, 300, 1024, true), Seed: 1},
 		{Name: "two NICs, clean links, path MTU 4096", TOML: nicDirectTOML(64, 300, 4096, false), Seed: 1},

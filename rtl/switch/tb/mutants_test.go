@@ -10,7 +10,7 @@ import (
 // The switch at 64 bits on 4 ports, in the scenarios of switch_test.go
 // (harness/mutation runs the campaign).
 var switchCampaign = mutation.Campaign{
-	Device: "switch", DirVar: "SIM_SWITCH_DIR", Model: "switch4_64",
+	Device: "switch", Model: "switch4_64",
 	Scenarios: []mutation.Scenario{
 		{Name: "random, strict priority, ECN, PFC", TOML: modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[64]), Seed: 7},
 		{Name: "random, DRR, RED ECN, PFC reception", TOML: modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[512]), Seed: 7},
