@@ -23,7 +23,8 @@ import (
 // test, root only): two scenarios on the switch and one on axis_fifo
 // models that fails by construction, times five seeds, and the switch
 // scenario again on a mutant of the switch (a bug planted in its RTL,
-// built once before submission). Every run's result is the one a local
+// built once before submission), submitted with --detach and collected
+// by campaign wait. Every run's result is the one a local
 // run of the same campaign gives, seed by seed; the mutant is caught, and
 // its rerun command reproduces the failure.
 func TestCampaignOnSlurm(t *testing.T) {
@@ -45,11 +46,15 @@ func TestCampaignOnSlurm(t *testing.T) {
 	mutants, err := filepath.Abs(filepath.Join("..", "..", "build", "mutants", "campaign"))
 	require.NoError(t, err)
 
+	// Submitted detached, then waited for by another process.
 	onSlurm := filepath.Join(dir, "slurm")
-	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--partition", cluster.Partition, "--out", onSlurm,
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--slurm", "--detach", "--partition", cluster.Partition, "--out", onSlurm,
 		"--models", models, "--mutants", mutants)
-	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "20 runs, 20 to run as a Slurm job array")
+	assert.Contains(t, stdout, "cosim campaign wait "+onSlurm+" waits for it and merges")
+	code, stdout, stderr = cosim(t, "campaign", "wait", onSlurm)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "15 runs: 10 passed, 5 failed, 0 timed out, 0 never ended")
 	assert.Regexp(t, `mutant flood_includes_ingress caught by run 00\d\d \(.+\): rerun with: cosim run `, stdout)
 	junittest.Validate(t, filepath.Join(onSlurm, campaign.JUnitFile))

@@ -117,6 +117,18 @@ func TestCampaignFileErrors(t *testing.T) {
 		assert.Equal(t, 2, code, c.text)
 		assert.Contains(t, stderr, c.want, c.text)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", filepath.Join(dir, "c.toml"), "--detach"}, "campaign run: --detach goes with --slurm"},
+		{[]string{"wait", dir}, "campaign wait: no submitted job array: " + dir + " holds none"},
+		{[]string{"wait"}, "campaign wait: one campaign directory"},
+	} {
+		code, _, stderr := cosim(t, append([]string{"campaign"}, c.args...)...)
+		assert.Equal(t, 2, code, c.args)
+		assert.Contains(t, stderr, c.want, c.args)
+	}
 }
 
 // TestCampaignCoverage: the merge counts the golden models' events as

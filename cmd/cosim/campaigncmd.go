@@ -17,7 +17,8 @@ import (
 )
 
 const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--mutants DIR] [--resume]
-                           [--slurm [--partition P] [--array-limit K]]
+                           [--slurm [--partition P] [--array-limit K] [--detach]]
+       cosim campaign wait DIR
        cosim campaign merge DIR [--goals FILE]`
 
 // runCampaign is "cosim campaign run|merge".
@@ -29,6 +30,26 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch args[0] {
 	case "run":
 		return runCampaignRun(ctx, args[1:], stdout, stderr)
+	case "wait":
+		if len(args) != 2 || strings.HasPrefix(args[1], "-") {
+			fmt.Fprintln(stderr, campaignUsage)
+			return fail(exitBadInput, "campaign wait: one campaign directory (campaign run --slurm --detach submitted its runs)")
+		}
+		cl := campaign.Cluster{Local: campaign.Local{Out: args[1], Progress: stdout}}
+		if _, err := cl.Collect(ctx); err != nil {
+			if errors.Is(err, campaign.ErrNotSubmitted) {
+				return fail(exitBadInput, "campaign wait: %v", err)
+			}
+			if ctx.Err() != nil {
+				return fail(exitInterrupted, "campaign wait: interrupted; the job array runs on; wait again later")
+			}
+			return fail(exitFailed, "campaign wait: %v", err)
+		}
+		m, err := campaign.Merge(args[1], nil)
+		if err != nil {
+			return fail(exitFailed, "%v", err)
+		}
+		return campaignVerdict(stdout, args[1], m)
 	case "task": // one Slurm array task (campaign run --slurm submits it)
 		return runCampaignTask(ctx, args[1:], stderr)
 	case "merge":
@@ -70,6 +91,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	useSlurm := fs.Bool("slurm", false, "submit the runs as a Slurm job array (SLURM_CONF names the cluster) and wait for it")
 	partition := fs.String("partition", "", "with --slurm: the partition (default: the cluster's)")
 	arrayLimit := fs.Int("array-limit", 0, "with --slurm: tasks running at once (sbatch --array=...%K; 0: no cap)")
+	detach := fs.Bool("detach", false, "with --slurm: return once submitted; campaign wait DIR waits for the array and merges")
 	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
 	rest, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -81,6 +103,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(rest) != 1 {
 		fs.Usage()
 		return fail(exitBadInput, "campaign run: one campaign file")
+	}
+	if *detach && !*useSlurm {
+		return fail(exitBadInput, "campaign run: --detach goes with --slurm")
 	}
 	c, err := campaign.Load(rest[0])
 	if err != nil {
@@ -114,9 +139,12 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
 	var runErr error
 	if *useSlurm {
-		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit}.Run(ctx, c, runs)
+		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit, Detach: *detach}.Run(ctx, c, runs)
 		if runErr != nil && ctx.Err() == nil {
 			return fail(exitFailed, "campaign run --slurm: %v", runErr)
+		}
+		if *detach && runErr == nil {
+			return nil
 		}
 	} else {
 		_, runErr = l.Run(ctx, c, runs)

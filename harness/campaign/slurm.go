@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,14 +25,25 @@ type Cluster struct {
 	ArrayLimit int
 	// Poll is how often Wait asks the controller (default 2 s).
 	Poll time.Duration
+	// Detach returns once the array is submitted; Collect waits for it
+	// later, from another process.
+	Detach bool
 }
+
+// jobFile records the submitted array in the campaign's slurm/ directory,
+// for Collect.
+const jobFile = "job.json"
+
+// ErrNotSubmitted: Collect found no job array submitted into the campaign
+// directory.
+var ErrNotSubmitted = errors.New("no submitted job array")
 
 // todoFile lists, for the array's tasks, the runs they run: task i runs
 // the run whose ID is its i-th entry.
 const todoFile = "todo.json"
 
 // Run submits the runs still to run as one job array, waits for every
-// task, and gives each task that ended without recording its run (killed
+// task (unless cl.Detach), and gives each task that ended without recording its run (killed
 // by Slurm, its node lost) a run.json saying so, with its log: no run is
 // lost. The campaign file must be reachable from the nodes at c.Path.
 func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, error) {
@@ -77,7 +89,46 @@ func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, e
 	if err != nil {
 		return nil, err
 	}
+	if b, err = json.Marshal(id); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, jobFile), b, 0o644); err != nil {
+		return nil, err
+	}
+	if cl.Detach {
+		cl.progressf("submitted job array %s of %d tasks (tasks log to %s); cosim campaign wait %s waits for it and merges\n",
+			id, len(todo), job.LogDir, cl.Out)
+		return nil, nil
+	}
 	cl.progressf("submitted job array %s of %d tasks; waiting (tasks log to %s)\n", id, len(todo), job.LogDir)
+	return cl.collect(ctx, plan, todo, id)
+}
+
+// Collect waits for the array a detached Run submitted into the campaign
+// directory cl.Out, and records the runs its tasks lost, as Run does.
+func (cl Cluster) Collect(ctx context.Context) ([]slurm.Task, error) {
+	var todo []string
+	var id slurm.JobID
+	for name, v := range map[string]any{todoFile: &todo, jobFile: &id} {
+		b, err := os.ReadFile(filepath.Join(cl.Out, "slurm", name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s holds none (campaign run --slurm --detach submits one)", ErrNotSubmitted, cl.Out)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(cl.Out, "slurm", name), err)
+		}
+	}
+	plan, err := readPlan(cl.Out)
+	if err != nil {
+		return nil, err
+	}
+	cl.progressf("waiting for job array %s of %d tasks\n", id, id.Tasks)
+	return cl.collect(ctx, plan, todo, id)
+}
+
+// collect waits for every task of array id and gives each task that ended
+// without recording its run a run.json saying so.
+func (cl Cluster) collect(ctx context.Context, plan []Run, todo []string, id slurm.JobID) ([]slurm.Task, error) {
 	poll := cl.Poll
 	if poll == 0 {
 		poll = 2 * time.Second
