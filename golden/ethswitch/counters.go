@@ -1,6 +1,9 @@
 package ethswitch
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Counter is the number n of a per-port statistics counter: its CSR address
 // is CounterAddr(port, n) = 0x1000 + 0x100*port + 4*n (README "CSR map").
@@ -142,4 +145,32 @@ func CounterAddrs(ports int) map[string]uint32 {
 		}
 	}
 	return out
+}
+
+// PFC state changes per port and priority, for functional coverage: what
+// the counters (rx_pfc, tx_pfc per port) do not tell apart.
+const (
+	pfcXOFF    = iota // ingress (i,p) went over PFC_XOFF: a pause sent
+	pfcXON            // back to PFC_XON or below: a zero pause sent
+	pfcRefresh        // still over: the pause sent again at PFC_REFRESH
+	pfcPaused         // a PFC frame received paused egress queue p
+	pfcResumed        // one with a zero time resumed it
+	numPFCEvents
+)
+
+var pfcEventNames = [numPFCEvents]string{"pfc_xoff", "pfc_xon", "pfc_refresh", "pfc_paused", "pfc_resumed"}
+
+// Events reports the PFC state changes of every port and priority,
+// "port2.pfc_xoff.prio3", every one, those that never happened as 0 (so
+// that a campaign can list the holes). A PFC frame received pauses or
+// resumes only with CTRL.pfc_rx set; the others come with CTRL.pfc_tx
+// (README "PFC").
+func (m *Model) Events(add func(name string, count uint64)) {
+	for i := range m.pfcEv {
+		for p := range NumQueues {
+			for e, name := range pfcEventNames {
+				add(fmt.Sprintf("port%d.%s.prio%d", i, name, p), m.pfcEv[i][p][e])
+			}
+		}
+	}
 }

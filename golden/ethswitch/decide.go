@@ -58,6 +58,11 @@ func (m *Model) decision(d *Decision, in *input, t uint64) {
 				if enable&(1<<q) != 0 {
 					quanta := uint16(f[18+2*q])<<8 | uint16(f[19+2*q])
 					p.pauseUntil[q] = t + PauseCycles(quanta, m.cfg.DataWidth) + PauseStartDelay
+					if quanta == 0 {
+						m.pfcEv[i][q][pfcResumed]++
+					} else {
+						m.pfcEv[i][q][pfcPaused]++
+					}
 				}
 			}
 		}
@@ -158,15 +163,18 @@ func (m *Model) pfcEval(t uint64) {
 					g.on, g.refresh = true, t+m.effRefresh()
 					m.pfcOn++
 					m.pfcOnPort[i]++
+					m.pfcEv[i][p][pfcXOFF]++
 					m.sendPFC(i, p, uint16(m.r.quanta))
 				}
 			case ic <= xon:
 				g.on = false
 				m.pfcOn--
 				m.pfcOnPort[i]--
+				m.pfcEv[i][p][pfcXON]++
 				m.sendPFC(i, p, 0)
 			case t == g.refresh:
 				g.refresh = t + m.effRefresh()
+				m.pfcEv[i][p][pfcRefresh]++
 				m.sendPFC(i, p, uint16(m.r.quanta))
 			}
 			// With PFC_XON >= PFC_XOFF a state can flip again at t+1

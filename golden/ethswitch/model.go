@@ -135,10 +135,11 @@ type Model struct {
 	freeLater []int32 // slots freed in the cycle being simulated (back from the next)
 	rel       []release
 
-	ic        [][NumQueues]uint64 // ic(i,p)
-	pfc       [][NumQueues]pfcGen // PFC generation state of (i,p)
-	pfcOn     int                 // how many are ON
-	pfcOnPort []int               // how many of port i's are ON
+	ic        [][NumQueues]uint64               // ic(i,p)
+	pfc       [][NumQueues]pfcGen               // PFC generation state of (i,p)
+	pfcEv     [][NumQueues][numPFCEvents]uint64 // Events': PFC state changes of (i,p)
+	pfcOn     int                               // how many are ON
+	pfcOnPort []int                             // how many of port i's are ON
 	// Ports the PFC evaluation must look at (the others cannot change):
 	// ic changed this cycle, or a state flips again at the next evaluation
 	// without any change (possible when PFC_XON >= PFC_XOFF); pfcAll after
@@ -261,6 +262,7 @@ func New(cfg Config) (*Model, error) {
 		pfc:       make([][NumQueues]pfcGen, cfg.Ports),
 		pfcOnPort: make([]int, cfg.Ports),
 		cnt:       make([][NumCounterSlots]uint64, cfg.Ports),
+		pfcEv:     make([][NumQueues][numPFCEvents]uint64, cfg.Ports),
 		learns:    make([]learn, 0, cfg.Ports),
 		rel:       make([]release, 0, cfg.Ports),
 	}

@@ -38,6 +38,7 @@ type Node struct {
 	wake uint64
 
 	counters Counters // drops before a QP is known
+	cov      coverage
 	rx       roce.Frame
 
 	// OnEvent, when set, is called for every recovery action (counter
@@ -115,7 +116,11 @@ func (n *Node) PostSend(qpn roce.QPN, wr WorkRequest, now uint64) error {
 	}
 	n.advance(now)
 	n.pend[q.idx] = true
-	return q.postSend(wr, now)
+	if err := q.postSend(wr, now); err != nil {
+		return err
+	}
+	n.cov.posted(q.cfg.PMTU, wr.Length)
+	return nil
 }
 
 // PostRecv queues a receive buffer on a QP.
@@ -349,6 +354,7 @@ func (n *Node) complete(c Completion) {
 	} else {
 		n.byQP[c.QPN].counters[CompletionsError]++
 	}
+	n.cov.completed(c)
 	n.comp = append(n.comp, c)
 }
 

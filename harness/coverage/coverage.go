@@ -1,11 +1,21 @@
 // Package coverage counts functional coverage from the golden side: a bin
-// is an event a golden model counts, so a run hits it when the model's
-// counter moved. The bins are the golden counters every device already
-// declares with its CSR map (harness/device), named by the model's top
-// and the counter, QP counters summed over QPs ("nic.req_retry_timeout"),
-// switch counters kept per port and priority ("switch4.port2.drop_tail.prio3").
-// A campaign merges the runs' hits and lists the holes; a goals file says
-// which bins must be hit.
+// is an event a golden model counts, so a run hits it when the count
+// moved. The bins are declared by the golden models, each in one place:
+//   - the counters every device declares with its CSR map
+//     (harness/device), QP counters summed over QPs
+//     ("nic.req_retry_timeout": retry causes, NAKs sent and received,
+//     drops), switch counters per port and priority
+//     ("switch4.port2.drop_tail.prio3": drop reasons, ECN marks);
+//   - the events a golden model counts beside them (engine.Eventer): a
+//     NIC's completions by opcode and status ("nic.send.READ.RETRY_EXC_ERR",
+//     golden/rc), messages by path MTU and size class
+//     ("nic.message.pmtu4096.multi_packet"), DCQCN steps ("nic.dcqcn.cut"),
+//     a switch's PFC state changes per port and priority
+//     ("switch4.port1.pfc_xoff.prio3", golden/ethswitch).
+//
+// Bins are named by the model's top, not its name, so that runs of one
+// campaign with different topologies add up. A campaign merges the runs'
+// hits and lists the holes; a goals file says which bins must be hit.
 package coverage
 
 import (
@@ -40,6 +50,15 @@ func Bins(sum *engine.Summary) map[string]uint64 {
 		for name, p := range ctrs {
 			name = indexed.ReplaceAllString(qpCounter.ReplaceAllString(name, ""), ".prio$1")
 			out[top+"."+name] += p.Golden
+		}
+	}
+	for model, ev := range sum.Events {
+		top := sum.Models[model].Top
+		if top == "" {
+			top = model
+		}
+		for name, n := range ev {
+			out[top+"."+name] += n
 		}
 	}
 	return out

@@ -35,6 +35,18 @@ func TestBins(t *testing.T) {
 	}, got, "QPs and NICs of one top summed; priorities as .prioN")
 }
 
+// A golden model's events are bins beside its counters, named by its top
+// and summed over models of one top.
+func TestEventBins(t *testing.T) {
+	s := &engine.Summary{Models: map[string]engine.ModelInfo{"nic0": {Top: "nic"}, "nic1": {Top: "nic"}, "sw": {Top: "switch4"}},
+		Events: map[string]map[string]uint64{
+			"nic0": {"send.WRITE.SUCCESS": 3, "dcqcn.cut": 0},
+			"nic1": {"send.WRITE.SUCCESS": 1, "dcqcn.cut": 2},
+			"sw":   {"port1.pfc_xoff.prio3": 0},
+		}}
+	assert.Equal(t, map[string]uint64{"nic.send.WRITE.SUCCESS": 4, "nic.dcqcn.cut": 2, "switch4.port1.pfc_xoff.prio3": 0}, Bins(s))
+}
+
 func TestMergeAndGoals(t *testing.T) {
 	m := Merge([]map[string]uint64{
 		{"nic.req_retry_timeout": 2, "nic.resp_rnr_nak": 0, "switch4.port0.drop_tail.prio3": 0},

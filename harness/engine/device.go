@@ -52,6 +52,14 @@ type Substreams interface {
 	Sub(port int, data []byte) string
 }
 
+// Eventer is a golden model that counts events for functional coverage
+// which no DUT counter tells apart (a completion's opcode and status, a
+// PFC pause per priority). Events reports every event it declares, those
+// that never happened as 0, so that a campaign can list the holes.
+type Eventer interface {
+	Events(add func(name string, count uint64))
+}
+
 // CSRGolden is a golden model whose DUT is configured over the CSR bus: it
 // hears every configuration write with the cycle the write is on the bus.
 type CSRGolden interface {

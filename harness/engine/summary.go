@@ -67,6 +67,9 @@ type Summary struct {
 	// Problems are the scoreboard's problems reported in full (the first
 	// 20), each with its neighbourhood pcapng.
 	Problems []scoreboard.Problem `json:"problems,omitempty"`
+	// Events are, per model, the golden model's coverage events (Eventer):
+	// what it did that no DUT counter tells apart.
+	Events map[string]map[string]uint64 `json:"events,omitempty"`
 	// Series are the golden models' state over time, "model.name"
 	// (Sampler): queue depths, rates.
 	Series map[string]*Series `json:"series,omitempty"`
@@ -297,6 +300,14 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	for _, n := range r.nodes {
 		s.Stalls[n.name] = n.stalls
 		s.Models[n.name] = ModelInfo{Top: n.spec.Top, DataWidth: n.width, InPorts: n.top.In, OutPorts: n.top.Out}
+		if e, ok := n.golden.(Eventer); ok {
+			ev := map[string]uint64{}
+			e.Events(func(name string, count uint64) { ev[name] += count })
+			if s.Events == nil {
+				s.Events = map[string]map[string]uint64{}
+			}
+			s.Events[n.name] = ev
+		}
 	}
 	r.tapStats(s)
 	if wall > 0 {

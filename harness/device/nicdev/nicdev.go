@@ -81,6 +81,15 @@ func (g *Golden) Sample(add func(string, float64)) {
 	}
 }
 
+// Events reports the node's completions by opcode and status, messages
+// by path MTU and size, and DCQCN steps for functional coverage
+// (engine.Eventer); nothing from a NIC no workload set up.
+func (g *Golden) Events(add func(string, uint64)) {
+	if g.timed != nil {
+		g.timed.Node().Events(add)
+	}
+}
+
 func newGolden(env engine.GoldenEnv) engine.Golden { return &Golden{env: env} }
 
 // Configure builds the golden node; a workload calls it before the run,

@@ -114,3 +114,7 @@ func init() {
 		})
 	}
 }
+
+// Events reports the PFC state changes per port and priority for
+// functional coverage (engine.Eventer).
+func (g *switchGolden) Events(add func(string, uint64)) { g.m.Events(add) }
