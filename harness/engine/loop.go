@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -127,10 +128,10 @@ func (r *run) nextWindow(ctx context.Context, p *pacer) (end, limit uint64, ok b
 			}
 		}
 		if r.cycle >= r.sc.Cycles {
-			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stopped at the scenario's limit of %d cycles with work left (raise cycles)", r.sc.Cycles)}
+			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stopped at the scenario's limit of %d cycles with work left (raise cycles): %s", r.sc.Cycles, r.left())}
 		}
 		if r.cycle > r.lastProgress+r.sc.DrainCap {
-			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left: the DUT holds frames, or the golden model expects frames that never came (raise drain to wait longer)", r.sc.DrainCap, r.lastProgress)}
+			return 0, 0, false, &WorkLeftError{fmt.Sprintf("stalled: no frame accepted or emitted for %d cycles (since cycle %d) with work left (raise drain to wait longer): %s", r.sc.DrainCap, r.lastProgress, r.left())}
 		}
 		end = r.cycle + p.lookahead
 		limit = end
@@ -243,6 +244,44 @@ func (r *run) quiet() bool {
 		}
 	}
 	return r.check.settled()
+}
+
+// left says what a run that stopped with work left was still waiting
+// for, so that a stall points at its cause.
+func (r *run) left() string {
+	var why []string
+	for _, w := range r.workloads {
+		if !w.Pending() {
+			continue
+		}
+		if e, ok := w.(Explainer); ok {
+			why = append(why, w.Name()+" waits for "+e.Waiting())
+		} else {
+			why = append(why, w.Name()+" has work outstanding")
+		}
+	}
+	for _, l := range r.links {
+		if n := l.pending(); n > 0 {
+			why = append(why, fmt.Sprintf("link %s carries %d frames", l.name, n))
+		}
+	}
+	for _, n := range r.nodes {
+		if n.busy {
+			why = append(why, fmt.Sprintf("model %s is busy (not idle)", n.name))
+		}
+		if n.queued > 0 {
+			why = append(why, fmt.Sprintf("model %s holds %d input frames", n.name, n.queued))
+		}
+		for i := range n.sent {
+			if k := n.sent[i].Len(); k > 0 {
+				why = append(why, fmt.Sprintf("%s.in%d has not taken %d frames", n.name, i, k))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return "the golden models expect frames the DUT has not emitted (listed as missing)"
+	}
+	return strings.Join(why, "; ")
 }
 
 // nextSource is the cycle of the next frame a source, a recorded tap or a

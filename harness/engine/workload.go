@@ -105,3 +105,11 @@ func (r *run) addWorkloads() error {
 	}
 	return nil
 }
+
+// Explainer is a workload that says what it still waits for (the work
+// requests not completed), for the error of a run that stalled or ran out
+// of cycles.
+type Explainer interface {
+	Waiting() string
+}
+

@@ -397,7 +397,6 @@ logic        pend_q       [QPS], pend_d       [QPS];
 // itself; the packet decided at t reaches it as `sent` in t+1 (SENT_LATE).
 logic        rp_hold  [QPS];
 logic        rp_tick  [QPS];   // a DCQCN timer of the QP fired at the start of this cycle
-logic        rp_armed [QPS];   // a DCQCN timer of the QP is armed (for idle)
 
 // ---- per-QP memories, written through the ports below ----
 wqe_t        sq_q     [QPS][SQ_DEPTH];
@@ -1669,7 +1668,13 @@ always_comb begin : next_state
         end
         any = cq_n_d > 0 || cnp_n_d > 0 || host_n_d > 0 || now < tx_free_d;
         for (int q = 0; q < QPS; q++) begin
-            if (v_d[q] && (pend_d[q] || rp_armed[q] || d_sent[q] ||
+            // A DCQCN timer alone keeps no QP busy: it only changes the
+            // rate of packets yet to send, and a QP held by its rate
+            // limiter is pending (above). Counting it kept a NIC busy for
+            // the ~12 M cycles alpha takes to decay after a CNP (1,400
+            // periods of 55 us at g = 1/256), so runs stalled with all
+            // their work done.
+            if (v_d[q] && (pend_d[q] || d_sent[q] ||
                            (!err_d[q] && (r_timer_on_d[q] || r_rnr_wait_d[q])))) any = 1'b1;
         end
         d_idle = !any;
@@ -1832,10 +1837,7 @@ for (genvar q = 0; q < QPS; q++) begin : g_rp
         .t_count(t_u), .bc_count(bc_u), .active(active_u), .pace_cycles(pace_u),
         .timer_valid(timer_valid), .timer_in(timer_in_u), .alpha_tick(alpha_tick), .inc_tick(inc_tick)
     );
-    always_comb begin
-        rp_tick[q]  = alpha_tick || inc_tick;
-        rp_armed[q] = timer_valid;
-    end
+    always_comb rp_tick[q] = alpha_tick || inc_tick;
 end
 
 endmodule

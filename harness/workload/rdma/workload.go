@@ -137,6 +137,45 @@ func (x *rdma) Emitted(model string, port int, data []byte, last uint64) {
 // complete.
 func (x *rdma) Pending() bool { return x.outstanding() > 0 }
 
+// Waiting says which QPs have work outstanding, the first few in full:
+// messages not posted yet, work requests posted and not completed (the
+// oldest with its opcode, size and cycle), receives not completed
+// (engine.Explainer).
+func (x *rdma) Waiting() string {
+	var qps []string
+	more := 0
+	for _, s := range x.sides {
+		for _, q := range s.qps {
+			unposted, open, recvs := len(q.msgs)-q.next, len(q.byID), len(q.consumers)-q.recvNext
+			if unposted+open+recvs == 0 {
+				continue
+			}
+			if len(qps) == 4 {
+				more++
+				continue
+			}
+			d := fmt.Sprintf("%s QP %v: %d to post, %d posted and not completed", s.model, q.qpn, unposted, open)
+			var oldest *rdmaMsg
+			for _, m := range q.byID {
+				if oldest == nil || m.post < oldest.post || m.post == oldest.post && m.id < oldest.id {
+					oldest = m
+				}
+			}
+			if oldest != nil {
+				d += fmt.Sprintf(" (the oldest %v of %d bytes, id %d, posted at cycle %d)", oldest.op, oldest.size, oldest.id, oldest.post)
+			}
+			if recvs > 0 {
+				d += fmt.Sprintf(", %d receives to complete", recvs)
+			}
+			qps = append(qps, d)
+		}
+	}
+	if more > 0 {
+		qps = append(qps, fmt.Sprintf("%d more QPs", more))
+	}
+	return strings.Join(qps, "; ")
+}
+
 // Finish reads each NIC's registered region from the DUT and compares it
 // with the golden model's memory and with the workload's.
 func (x *rdma) Finish(ctx context.Context, at uint64, models map[string]*cosim.Model) ([]string, error) {
