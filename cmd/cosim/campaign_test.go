@@ -102,6 +102,12 @@ func TestCampaignFileErrors(t *testing.T) {
 		{"seeds = { from = 1, count = 2 }\ntime_limit = \"soon\"\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: time_limit: \"soon\" is not a positive duration"},
 		{"seeds = { from = 1, count = 2 }\ncolour = 1\n[[scenario]]\nbuiltin = \"default\"\n", "c.toml:2: colour: unknown key"},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"missing.toml\"\n", "missing.toml"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nope\"\n", `c.toml:3: scenario[0].generator: no generator "nope" (there are nic-soak, switch-random)`},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\n[[scenario]]\ngenerator = \"nic-soak\"\nparams = { width = 32 }\n", "c.toml:6: scenario[1].params.width: 32 is not one of 64, 512"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nic-soak\"\nparams = { messages = \"many\" }\n", `c.toml:4: scenario[0].params.messages: want a whole number, not "many"`},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nic-soak\"\n[scenario.params]\ncolour = 1\n", "c.toml:2: scenario[0].params.colour: nic-soak takes no such parameter (it takes width, path, messages)"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\nparams = { width = 64 }\n", "c.toml:4: scenario[0].params: params are a generator's: [[scenario]] 1 has none"},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\ngenerator = \"nic-soak\"\n", "c.toml:2: scenario[0]: [[scenario]] 1 needs one of file, builtin or generator"},
 	} {
 		file := filepath.Join(dir, "c.toml")
 		require.NoError(t, os.WriteFile(file, []byte(c.text), 0o644))

@@ -13,13 +13,20 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 // Run is one run of a campaign: a scenario and a seed.
 type Run struct {
 	ID       string // "0007": its directory under runs/
-	Scenario string // an absolute scenario file, or "" for the built-in one
+	Scenario string // an absolute scenario file (a generated one's is under scenarios/), or "" for the built-in one
 	Seed     uint64
+	// Description says what a generated scenario holds: its generator's
+	// line (the shape the seed drew). Empty for the others.
+	Description string `json:",omitempty"`
+	NoPcap      bool   `json:",omitempty"` // cosim run --no-pcap: the file's no_pcap
+	from        *Scenario
 }
 
 // Args are the cosim run arguments of the run, its output in dir.
@@ -28,10 +35,14 @@ func (r Run) Args(dir, models string) []string {
 	if r.Scenario != "" {
 		args = append(args, r.Scenario)
 	}
+	if r.NoPcap {
+		args = append(args, "--no-pcap")
+	}
 	return append(args, "--seed", fmt.Sprint(r.Seed), "--out", dir, "--models", models)
 }
 
-// Rerun is the command that reruns it by hand.
+// Rerun is the command that reruns it by hand. It leaves out --no-pcap:
+// a failure rerun is looked at closely, every link captured.
 func (r Run) Rerun(dir string) string {
 	s := "cosim run"
 	if r.Scenario != "" {
@@ -41,15 +52,57 @@ func (r Run) Rerun(dir string) string {
 }
 
 // Plan expands the file into its runs: every scenario with every seed, in
-// that order.
+// that order. A generator scenario's runs get their scenario from
+// Generate.
 func (c *File) Plan() []Run {
 	var runs []Run
-	for _, s := range c.Scenarios {
+	for i, s := range c.Scenarios {
 		for k := range c.Seeds.Count {
-			runs = append(runs, Run{ID: fmt.Sprintf("%04d", len(runs)), Scenario: s.File, Seed: c.Seeds.From + uint64(k)})
+			runs = append(runs, Run{ID: fmt.Sprintf("%04d", len(runs)), Scenario: s.File, Seed: c.Seeds.From + uint64(k),
+				NoPcap: c.NoPcap, from: &c.Scenarios[i]})
 		}
 	}
 	return runs
+}
+
+// ScenariosDir is where, under the campaign directory, Generate writes
+// each generated scenario, as <run id>.toml: not in runs/<id>/, which is
+// cleared before its run.
+const ScenariosDir = "scenarios"
+
+// Generate writes the scenario of each run of a generator scenario to
+// out/scenarios/<id>.toml, generated from its params and the run's seed
+// (the same bytes each time), and points the run at it, with its
+// description. Local and Cluster call it before any run starts, so that
+// every run, its rerun command and a Slurm task on a node that shares the
+// file system find it there.
+func Generate(out string, runs []Run) error {
+	dir, err := filepath.Abs(filepath.Join(out, ScenariosDir))
+	if err != nil {
+		return err
+	}
+	for i := range runs {
+		r := &runs[i]
+		if r.from == nil || r.from.gen == nil {
+			continue
+		}
+		text, desc, err := r.from.gen.Generate(r.from.Params, r.Seed)
+		if err != nil {
+			return fmt.Errorf("campaign: run %s: %w", r.ID, err)
+		}
+		p := filepath.Join(dir, r.ID+".toml")
+		if _, err := scenario.Parse(p, []byte(text)); err != nil {
+			return fmt.Errorf("campaign: run %s: generator %s made a scenario that does not parse: %w", r.ID, r.from.gen.Name, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+		r.Scenario, r.Description = p, desc
+	}
+	return nil
 }
 
 // Outcome is what a run left in its directory's run.json, once it ended.
@@ -89,14 +142,18 @@ func (l Local) Run(ctx context.Context, c *File) ([]Outcome, error) {
 	if err := os.MkdirAll(filepath.Join(l.Out, "runs"), 0o755); err != nil {
 		return nil, err
 	}
+	plan := c.Plan()
+	if err := Generate(l.Out, plan); err != nil {
+		return nil, err
+	}
 	var todo []Run
-	for _, r := range c.Plan() {
+	for _, r := range plan {
 		if l.Resume && exists(filepath.Join(l.RunDir(r), OutcomeFile)) {
 			continue
 		}
 		todo = append(todo, r)
 	}
-	l.progressf("campaign %s: %d runs, %d to run, %d jobs\n", c.Name, len(c.Plan()), len(todo), l.Jobs)
+	l.progressf("campaign %s: %d runs, %d to run, %d jobs\n", c.Name, len(plan), len(todo), l.Jobs)
 	start := time.Now()
 	work := make(chan Run)
 	var mu sync.Mutex

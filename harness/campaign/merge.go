@@ -42,6 +42,9 @@ type MergedRun struct {
 	Error    string `json:"error,omitempty"`
 	Rerun    string `json:"rerun"`
 	Report   string `json:"report,omitempty"` // relative to the campaign directory
+
+	// Description: what a generated scenario holds (its generator's line).
+	Description string `json:"description,omitempty"`
 }
 
 // Files Merge writes into the campaign directory.
@@ -76,6 +79,7 @@ func Merge(dir string, goals *coverage.Goals) (*Merged, error) {
 			return nil, fmt.Errorf("campaign merge: %s: %w", filepath.Join(rd, OutcomeFile), err)
 		}
 		mr := MergedRun{ID: id, Scenario: o.Scenario, Seed: o.Seed, Exit: o.Exit, TimedOut: o.TimedOut, Rerun: o.Rerun}
+		mr.Description = o.Description
 		if mr.Scenario == "" {
 			mr.Scenario = Builtin
 		}
@@ -146,7 +150,7 @@ th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}tr.bad td{backgrou
 <h1>{{.Passed}} of {{.Runs}} runs passed{{if .Failed}}, {{.Failed}} failed{{end}}{{if .TimedOut}}, {{.TimedOut}} timed out{{end}}{{if .Pending}}, {{.Pending}} never ended{{end}}</h1>
 <table id="runs"><tr><th>run</th><th>scenario</th><th>seed</th><th>verdict</th><th>rerun</th></tr>
 {{range .All}}<tr{{if or .Exit .TimedOut}} class="bad"{{end}}><td>{{if .Report}}<a href="{{.Report}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td>
-<td>{{.Scenario}}</td><td>{{.Seed}}</td><td>{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
+<td>{{.Scenario}}{{if .Description}}<br><small>{{.Description}}</small>{{end}}</td><td>{{.Seed}}</td><td>{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
 <td><code>{{.Rerun}}</code></td></tr>
 {{end}}</table>
 <h2>Functional coverage (golden models' event counters)</h2>

@@ -27,7 +27,9 @@ type Cluster struct {
 }
 
 // todoFile lists, for the array's tasks, the runs they run: task i runs
-// the run whose ID is its i-th entry.
+// its i-th entry, as planned here (seeds and parameters overridden on the
+// command line included; the task reads the campaign file only for its
+// time limit).
 const todoFile = "todo.json"
 
 // Run submits the runs still to run as one job array, waits for every
@@ -39,13 +41,16 @@ func (cl Cluster) Run(ctx context.Context, c *File) ([]slurm.Task, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var todo []string
+	var todo []Run
 	plan := c.Plan()
+	if err := Generate(cl.Out, plan); err != nil {
+		return nil, err
+	}
 	for _, r := range plan {
 		if cl.Resume && exists(filepath.Join(cl.RunDir(r), OutcomeFile)) {
 			continue
 		}
-		todo = append(todo, r.ID)
+		todo = append(todo, r)
 	}
 	cl.progressf("campaign %s: %d runs, %d to run as a Slurm job array\n", c.Name, len(plan), len(todo))
 	if len(todo) == 0 {
@@ -87,12 +92,8 @@ func (cl Cluster) Run(ctx context.Context, c *File) ([]slurm.Task, error) {
 	if err != nil {
 		return tasks, err
 	}
-	byID := map[string]Run{}
-	for _, r := range plan {
-		byID[r.ID] = r
-	}
 	for _, t := range tasks {
-		r := byID[todo[t.Index]]
+		r := todo[t.Index]
 		p := filepath.Join(cl.RunDir(r), OutcomeFile)
 		if exists(p) {
 			continue
@@ -125,17 +126,12 @@ func (l Local) Task(ctx context.Context, c *File) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	var todo []string
+	var todo []Run
 	if err := json.Unmarshal(b, &todo); err != nil {
 		return Outcome{}, err
 	}
 	if i < 0 || i >= len(todo) {
 		return Outcome{}, fmt.Errorf("campaign task: index %d, but %d runs to run", i, len(todo))
 	}
-	for _, r := range c.Plan() {
-		if r.ID == todo[i] {
-			return l.one(ctx, c, r)
-		}
-	}
-	return Outcome{}, fmt.Errorf("campaign task: no run %s in %s", todo[i], c.Path)
+	return l.one(ctx, c, todo[i])
 }
