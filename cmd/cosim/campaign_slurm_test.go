@@ -19,10 +19,13 @@ import (
 // construction) as a job array on a real single-node Slurm cluster
 // (slurmctld, slurmd and munge started for the test, root only), and
 // checks that every run's result is the one a local run of the same
-// campaign gives: same exit status and same cycles, seed by seed.
+// campaign gives: same exit status and same cycles, seed by seed. Then a
+// campaign of generator scenarios whose seeds and sizes the command line
+// sets: the tasks run what was planned and generated on the submitting
+// side, not what the file says.
 func TestCampaignOnSlurm(t *testing.T) {
 	cluster := slurmtest.Start(t)
-	models, err := filepath.Abs(needModels(t, "axis_fifo_64"))
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "nic_64", "switch4_64"))
 	require.NoError(t, err)
 	t.Setenv("COSIM_TEST_MAIN", "1") // the tasks run this test binary as cosim
 	t.Setenv("SLURM_CONF", cluster.Conf)
@@ -47,6 +50,25 @@ func TestCampaignOnSlurm(t *testing.T) {
 		assert.Equal(t, b.Seed, a.Seed, "run %s", id)
 		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"],
 			"run %s: the same cycles on Slurm as here", id)
+	}
+
+	gen := filepath.Join(dir, "gen.toml")
+	require.NoError(t, os.WriteFile(gen, []byte(genCampaign), 0o644))
+	set := []string{"--seed-from", "5", "--seed-count", "2", "--set", "messages=20", "--set", "frames=400", "--models", models}
+	onSlurm, local = filepath.Join(dir, "gen-slurm"), filepath.Join(dir, "gen-local")
+	code, stdout, stderr = cosim(t, append([]string{"campaign", "run", gen, "--slurm", "--partition", cluster.Partition, "--out", onSlurm}, set...)...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "4 runs: 4 passed")
+	code, _, _ = cosim(t, append([]string{"campaign", "run", gen, "--out", local}, set...)...)
+	require.Equal(t, 0, code)
+	for i := range 4 {
+		id := fmt.Sprintf("%04d", i)
+		a, b := outcome(t, onSlurm, id), outcome(t, local, id)
+		assert.Equal(t, uint64(5+i%2), a.Seed, "run %s: --seed-from on the nodes", id)
+		assert.Equal(t, filepath.Join(onSlurm, campaign.ScenariosDir, id+".toml"), a.Scenario)
+		assert.Equal(t, mustRead(t, b.Scenario), mustRead(t, a.Scenario), "run %s: the same scenario generated", id)
+		assert.Equal(t, b.Description, a.Description)
+		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"], "run %s", id)
 	}
 }
 
