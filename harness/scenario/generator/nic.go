@@ -59,7 +59,7 @@ func nicSoak(p Params, seed uint64) (string, string, error) {
 	shape := newSoakShape(seed, p["messages"].(int))
 	head := "name = \"nic-soak\"\ncycles = " + unbounded + "\n"
 	if path == "direct" {
-		desc := fmt.Sprintf("nic0 - nic1 at %d bits, %s", width, shape)
+		desc := fmt.Sprintf("nic0 - nic1 at %d bits, %s, duplication %g %%, reordering %g %%", width, shape, shape.dup, shape.reorder)
 		return head + NICDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder) + shape.workload(), desc, nil
 	}
 	shape.pmtu = min(shape.pmtu, soakSwitchPMTU)
@@ -150,9 +150,9 @@ func (s soakShape) String() string {
 	if s.messages < s.asked {
 		scaled = fmt.Sprintf(" (of %d: large ones)", s.asked)
 	}
-	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %% (direct also duplication %g %%, reordering %g %%)",
+	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %%",
 		s.messages, scaled, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
-		s.loss, s.corrupt, s.dup, s.reorder)
+		s.loss, s.corrupt)
 }
 
 // workload is the [[rdma]] table of the shape between nic0 and nic1.
