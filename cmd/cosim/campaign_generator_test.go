@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,5 +115,48 @@ func TestCampaignOverrideErrors(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", c.args)
 		assert.Contains(t, stderr, c.want, "%v", c.args)
 		assert.NoDirExists(t, out, "%v", c.args)
+	}
+}
+
+// make soak's campaign files load with the Makefile's SOAK_* defaults,
+// take its overrides (the switch's frames, the NIC's messages, and not
+// the other's) and generate every run's scenario, none capturing links.
+func TestSoakCampaignFiles(t *testing.T) {
+	mk := string(mustRead(t, filepath.Join("..", "..", "Makefile")))
+	def := func(name string) int64 {
+		m := regexp.MustCompile(`(?m)^` + name + ` \?= (\d+)$`).FindStringSubmatch(mk)
+		require.NotNil(t, m, name)
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		require.NoError(t, err)
+		return n
+	}
+	for _, c := range []struct {
+		file, key, other, soak string
+		scenarios              int
+	}{
+		{"switch", "frames", "messages", "SOAK_FRAMES", 2},
+		{"nic", "messages", "frames", "SOAK_MESSAGES", 4},
+	} {
+		f, err := campaign.Load(filepath.Join("..", "..", "rtl", c.file, "tb", "soak.toml"))
+		require.NoError(t, err)
+		assert.True(t, f.NoPcap, c.file)
+		assert.Equal(t, campaign.Seeds{From: uint64(def("SOAK_SEED")), Count: int(def("SOAK_SEEDS"))}, f.Seeds, c.file)
+		require.Len(t, f.Scenarios, c.scenarios)
+		for _, s := range f.Scenarios {
+			assert.Equal(t, def(c.soak), s.Params[c.key], "%s: %s", c.file, c.key)
+		}
+		require.NoError(t, f.SetSeeds(7, 1))
+		require.NoError(t, f.Set(c.key, "40"))
+		assert.ErrorContains(t, f.Set(c.other, "40"), "takes "+c.other)
+		runs := f.Plan()
+		require.Len(t, runs, c.scenarios)
+		require.NoError(t, campaign.Generate(t.TempDir(), runs))
+		for _, r := range runs {
+			assert.Equal(t, uint64(7), r.Seed)
+			assert.True(t, r.NoPcap)
+			assert.Contains(t, r.Args("dir", "models"), "--no-pcap")
+			assert.Regexp(t, `\b40 |of 40:`, r.Description)
+			assert.FileExists(t, r.Scenario)
+		}
 	}
 }

@@ -8,12 +8,12 @@ import (
 )
 
 // TestSwitchTimingSoak is the long form of TestSwitchTimingRandom, run by
-// make soak after the switch's soak campaign, not by make
+// make soak after its campaigns (rtl/switch/tb/soak.toml), not by make
 // test: a tenth of COSIM_SOAK_FRAMES random frames through the 4-port
 // switch at 64 and 512 bits and the 8-port one at 64, the RTL and
 // golden/ethswitch agreeing cycle by cycle, for COSIM_SOAK_SEEDS seeds
 // (default 4) from COSIM_SOAK_SEED (default 1). It is no campaign run:
-// cosim run checks frames at the ports, this checks every block's timing.
+// cosim run checks the frames at the ports, this every block's timing.
 // Each run logs its seed, so a failure is rerun with
 // COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
 func TestSwitchTimingSoak(t *testing.T) {
