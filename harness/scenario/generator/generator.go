@@ -6,7 +6,7 @@
 // text and a line that says what the seed drew. The same parameters and
 // seed give the same bytes.
 //
-// The generators, and the parameters each takes (default first):
+// The generators, and the parameters each takes with its default:
 //
 // switch-random: random l2 traffic into every port of one RTL switch,
 // random output backpressure, every frame and counter checked by
@@ -31,9 +31,11 @@
 //	messages = 20000  messages asked for; a shape of large messages takes fewer, about
 //	                  ten data packets' worth per message asked for
 //
-// Every generated scenario's cycles bound is 2^50: its frame or message
-// count ends the run, and the engine's stall detection one that stops
-// moving. A bad parameter (unknown, of the wrong type, out of range) is a
+// A generated scenario starts with two comment lines (the generator, its
+// parameters and the seed; the description) and sets seed to the seed it
+// was made with. Its cycles bound is 2^50: its frame or message count
+// ends the run, and the engine's stall detection one that stops moving.
+// A bad parameter (unknown, of the wrong type, out of range) is a
 // *ParamError naming it. `go doc` on this package is the reference; a test
 // holds this comment to the registry.
 package generator
