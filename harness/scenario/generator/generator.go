@@ -42,6 +42,7 @@ package generator
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,10 +192,15 @@ func (g *Generator) errorf(key, format string, args ...any) *ParamError {
 	return &ParamError{Generator: g.Name, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-// show renders a value as TOML writes it: 64, "switch".
+// show renders a value as TOML writes it: 64, "switch", 2.0.
 func show(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return fmt.Sprintf("%.1f", x) // a float, however whole: not the number it looks like
+		}
 	}
 	return fmt.Sprint(v)
 }

@@ -113,6 +113,7 @@ func TestParamErrors(t *testing.T) {
 		{"nic-soak", map[string]any{"colour": 1}, "nic-soak: colour: nic-soak takes no such parameter (it takes width, path, messages)"},
 		{"nic-soak", map[string]any{"width": "64"}, `nic-soak: width: want a whole number, not "64"`},
 		{"nic-soak", map[string]any{"width": 1.5}, "nic-soak: width: want a whole number, not 1.5"},
+		{"nic-soak", map[string]any{"messages": 2e4}, "nic-soak: messages: want a whole number, not 20000.0"},
 		{"nic-soak", map[string]any{"width": int64(32)}, "nic-soak: width: 32 is not one of 64, 512"},
 		{"nic-soak", map[string]any{"path": "loop"}, `nic-soak: path: "loop" is not one of "switch", "direct"`},
 		{"nic-soak", map[string]any{"path": 1}, "nic-soak: path: want a string, not 1"},
