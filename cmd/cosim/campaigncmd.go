@@ -118,6 +118,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	} else {
 		_, runErr = l.Run(ctx, c)
+		if runErr != nil && ctx.Err() == nil {
+			return fail(exitFailed, "campaign run: %v", runErr) // not an interruption: a scenario not written, say
+		}
 	}
 	m, err := campaign.Merge(*out, nil)
 	if err != nil {

@@ -42,7 +42,7 @@ func (r Run) Args(dir, models string) []string {
 }
 
 // Rerun is the command that reruns it by hand. It leaves out --no-pcap:
-// a failure rerun is looked at closely, every link captured.
+// the rerun of a failure is for looking closely, every link captured.
 func (r Run) Rerun(dir string) string {
 	s := "cosim run"
 	if r.Scenario != "" {
