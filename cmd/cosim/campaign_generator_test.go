@@ -160,3 +160,18 @@ func TestSoakCampaignFiles(t *testing.T) {
 		}
 	}
 }
+
+// A generated scenario that cannot be written fails the campaign before
+// any run, with exit 1 and the reason, not as an interruption.
+func TestCampaignScenarioNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(file, []byte(genCampaign), 0o644))
+	out := filepath.Join(dir, "out")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(out, campaign.ScenariosDir), nil, 0o644)) // a file where the folder goes
+	code, _, stderr := cosim(t, "campaign", "run", file, "--out", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "campaign run: mkdir "+filepath.Join(out, campaign.ScenariosDir))
+	assert.NoDirExists(t, filepath.Join(out, "runs", "0000"))
+}
