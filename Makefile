@@ -93,10 +93,18 @@ bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); s
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench 'PeakRSS|Campaign' -benchtime 1x ./cmd/cosim
 
-soak: build ## long random campaigns (not in make test): the switch, SOAK_FRAMES per run; two NICs, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; each run's scenario and results under OUT/soak
-	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_MESSAGES=$(SOAK_MESSAGES) \
-	  COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) COSIM_SOAK_OUT=$(abspath $(OUT))/soak \
-	  $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchSoak|TestNICSoak' ./rtl/switch/tb ./rtl/nic/tb
+# Every part runs even when one before it failed: a soak is read whole.
+# The campaign directories start empty: a merge takes in every run there,
+# and an earlier soak of more seeds would leave some.
+soak: build ## long random campaigns (not in make test): rtl/switch/tb/soak.toml, SOAK_FRAMES per run; rtl/nic/tb/soak.toml, SOAK_MESSAGES RDMA messages per run (fewer when large); SOAK_SEEDS seeds from SOAK_SEED; the switch's timing, cycle by cycle; each run's scenario and results under OUT/soak
+	@st=0; set -x; rm -rf $(OUT)/soak/switch $(OUT)/soak/nic; \
+	$(BUILD)/cosim campaign run rtl/switch/tb/soak.toml --seed-from $(SOAK_SEED) --seed-count $(SOAK_SEEDS) \
+	  --set frames=$(SOAK_FRAMES) --out $(OUT)/soak/switch --models $(BUILD)/models || st=1; \
+	$(BUILD)/cosim campaign run rtl/nic/tb/soak.toml --seed-from $(SOAK_SEED) --seed-count $(SOAK_SEEDS) \
+	  --set messages=$(SOAK_MESSAGES) --out $(OUT)/soak/nic --models $(BUILD)/models || st=1; \
+	COSIM_REQUIRE_MODELS=1 COSIM_SOAK_FRAMES=$(SOAK_FRAMES) COSIM_SOAK_SEEDS=$(SOAK_SEEDS) COSIM_SOAK_SEED=$(SOAK_SEED) \
+	  $(GO) test -count=1 -timeout 0 -v -run 'TestSwitchTimingSoak' ./rtl/switch/tb || st=1; \
+	exit $$st
 
 mutants: build ## mutation campaigns (also in make test): build the switch and the NIC with each planted bug of rtl/*/tb/mutants.toml, show which scenario catches it
 	COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 0 -v -run 'Mutants$$' ./rtl/switch/tb ./rtl/nic/tb

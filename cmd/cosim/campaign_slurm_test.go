@@ -14,7 +14,7 @@ import (
 
 	"github.com/rocesim/cosim/harness/campaign"
 	"github.com/rocesim/cosim/harness/junit/junittest"
-	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 	"github.com/rocesim/cosim/harness/slurm/slurmtest"
 )
 
@@ -24,12 +24,14 @@ import (
 // models that fails by construction, times five seeds, and the switch
 // scenario again on a mutant of the switch (a bug planted in its RTL,
 // built once before submission), submitted with --detach and collected
-// by campaign wait. Every run's result is the one a local
-// run of the same campaign gives, seed by seed; the mutant is caught, and
-// its rerun command reproduces the failure.
+// by campaign wait. Every run's result is the one a local run of the
+// same campaign gives, seed by seed; the mutant is caught, and its rerun
+// command reproduces the failure. Then a campaign of generator scenarios
+// whose seeds and sizes the command line sets: the tasks run what was
+// planned and generated on the submitting side, not what the file says.
 func TestCampaignOnSlurm(t *testing.T) {
 	cluster := slurmtest.Start(t)
-	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "switch4_64"))
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "nic_64", "switch4_64"))
 	require.NoError(t, err)
 	t.Setenv("COSIM_TEST_MAIN", "1") // the tasks run this test binary as cosim
 	t.Setenv("SLURM_CONF", cluster.Conf)
@@ -37,7 +39,7 @@ func TestCampaignOnSlurm(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	file := smallCampaign(t, dir, "slurm20", 1, 5)
 	scen := filepath.Join(dir, "switch.toml")
-	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 40, modeltest.SwitchConfigs[64])), 0o644))
+	require.NoError(t, os.WriteFile(scen, []byte(generator.SwitchTraffic("switch4", 4, 64, 40, generator.SwitchConfigs[64])), 0o644))
 	catalogue, err := filepath.Abs(filepath.Join("..", "..", "rtl", "switch", "tb", "mutants.toml"))
 	require.NoError(t, err)
 	appendFile(t, file, "\n[[scenario]]\nfile = \"switch.toml\"\n\n[[mutant]]\ncatalogue = \""+catalogue+"\"\nname = \"flood_includes_ingress\"\n")
@@ -86,6 +88,25 @@ func TestCampaignOnSlurm(t *testing.T) {
 		assert.Equal(t, b.Seed, a.Seed, "run %s", id)
 		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"],
 			"run %s: the same cycles on Slurm as here", id)
+	}
+
+	gen := filepath.Join(dir, "gen.toml")
+	require.NoError(t, os.WriteFile(gen, []byte(genCampaign), 0o644))
+	set := []string{"--seed-from", "5", "--seed-count", "2", "--set", "messages=20", "--set", "frames=400", "--models", models}
+	onSlurm, local = filepath.Join(dir, "gen-slurm"), filepath.Join(dir, "gen-local")
+	code, stdout, stderr = cosim(t, append([]string{"campaign", "run", gen, "--slurm", "--partition", cluster.Partition, "--out", onSlurm}, set...)...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "4 runs: 4 passed")
+	code, _, _ = cosim(t, append([]string{"campaign", "run", gen, "--out", local}, set...)...)
+	require.Equal(t, 0, code)
+	for i := range 4 {
+		id := fmt.Sprintf("%04d", i)
+		a, b := outcome(t, onSlurm, id), outcome(t, local, id)
+		assert.Equal(t, uint64(5+i%2), a.Seed, "run %s: --seed-from on the nodes", id)
+		assert.Equal(t, filepath.Join(onSlurm, campaign.ScenariosDir, id+".toml"), a.Scenario)
+		assert.Equal(t, mustRead(t, b.Scenario), mustRead(t, a.Scenario), "run %s: the same scenario generated", id)
+		assert.Equal(t, b.Description, a.Description)
+		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"], "run %s", id)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 )
 
 const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--mutants DIR] [--resume]
+                           [--seed-from N] [--seed-count M] [--set KEY=VALUE]...
                            [--slurm [--partition P] [--array-limit K] [--detach]]
        cosim campaign wait DIR
        cosim campaign merge DIR [--goals FILE]`
@@ -92,6 +93,16 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	partition := fs.String("partition", "", "with --slurm: the partition (default: the cluster's)")
 	arrayLimit := fs.Int("array-limit", 0, "with --slurm: tasks running at once (sbatch --array=...%K; 0: no cap)")
 	detach := fs.Bool("detach", false, "with --slurm: return once submitted; campaign wait DIR waits for the array and merges")
+	seedFrom := fs.Uint64("seed-from", 0, "the first seed, instead of the file's seeds.from")
+	seedCount := fs.Int("seed-count", 0, "how many seeds, instead of the file's seeds.count")
+	var sets []string
+	fs.Func("set", "set a generator parameter, `KEY=VALUE`, in every [[scenario]] whose generator takes KEY (repeatable; an error when none does)", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("%q is not KEY=VALUE", v)
+		}
+		sets = append(sets, v)
+		return nil
+	})
 	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
 	rest, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -109,6 +120,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	c, err := campaign.Load(rest[0])
 	if err != nil {
+		return fail(exitBadInput, "campaign run: %v", err)
+	}
+	if err := override(fs, c, *seedFrom, *seedCount, sets); err != nil {
 		return fail(exitBadInput, "campaign run: %v", err)
 	}
 	if err := usableOut(*out); err != nil {
@@ -148,6 +162,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	} else {
 		_, runErr = l.Run(ctx, c, runs)
+		if runErr != nil && ctx.Err() == nil {
+			return fail(exitFailed, "campaign run: %v", runErr)
+		}
 	}
 	m, err := campaign.Merge(*out, nil)
 	if err != nil {
@@ -157,6 +174,30 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail(exitInterrupted, "campaign run: interrupted; what ended is merged in %s; --resume runs the rest", *out)
 	}
 	return campaignVerdict(stdout, *out, m)
+}
+
+// override applies the command line's --seed-from, --seed-count and
+// --set to the campaign file c.
+func override(fs *flag.FlagSet, c *campaign.File, from uint64, count int, sets []string) error {
+	seeds := c.Seeds
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "seed-from":
+			seeds.From = from
+		case "seed-count":
+			seeds.Count = count
+		}
+	})
+	if err := c.SetSeeds(seeds.From, seeds.Count); err != nil {
+		return fmt.Errorf("--seed-count: %v", err)
+	}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := c.Set(k, v); err != nil {
+			return fmt.Errorf("--set %s: %v", kv, err)
+		}
+	}
+	return nil
 }
 
 // campaignVerdict prints the merged verdict: exit 1 when any run failed

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/harness/junit/junittest"
-	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/mutation"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // junitCases reads a --junit file: each test case's class/name and its
@@ -53,7 +53,7 @@ func junitCases(t *testing.T, path string) map[string]string {
 func TestJUnitOfRealRuns(t *testing.T) {
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "s.toml")
-	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 100, modeltest.SwitchConfigs[64])), 0o644))
+	require.NoError(t, os.WriteFile(scen, []byte(generator.SwitchTraffic("switch4", 4, 64, 100, generator.SwitchConfigs[64])), 0o644))
 	good, err := filepath.Abs(needModels(t, "switch4_64"))
 	require.NoError(t, err)
 

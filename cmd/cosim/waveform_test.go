@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/golden/oracle"
-	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/mutation"
 	"github.com/rocesim/cosim/harness/report"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // fstTimes returns the first and last time stamps (ps) of an FST, and its
@@ -59,7 +59,7 @@ func TestWaveformAtFirstProblem(t *testing.T) {
 	bad := mutation.Build(t, mutation.Campaign{Device: "switch", Model: "switch4_64"}, "flood_includes_ingress")
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "s.toml")
-	require.NoError(t, os.WriteFile(scen, []byte(modeltest.SwitchTraffic("switch4", 4, 64, 100, modeltest.SwitchConfigs[64])), 0o644))
+	require.NoError(t, os.WriteFile(scen, []byte(generator.SwitchTraffic("switch4", 4, 64, 100, generator.SwitchConfigs[64])), 0o644))
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := cosim(t, "run", scen, "--seed", "7", "--out", out, "--models", bad, "--trace-before", "10", "--trace-after", "200")
 	require.Equal(t, 1, code, stderr)

@@ -1,17 +1,21 @@
 // Package campaign runs many scenarios times many seeds as one campaign:
 // a campaign file says what (scenarios, seeds, a time limit per run), Plan
-// expands it into runs, Local runs them on this machine over parallel
-// workers, each in its own directory with its scenario, summary, report and
-// the command that reruns it, and Merge sums a campaign directory up: one
-// campaign summary, one JUnit XML with a suite per run, one page linking
-// every run's report.
+// expands it into runs, Generate writes the scenarios a generator makes
+// from each run's seed (harness/scenario/generator), Local runs them on
+// this machine over parallel workers, each in its own directory with its
+// scenario, summary, report and the command that reruns it, and Merge
+// sums a campaign directory up: one campaign summary, one JUnit XML with a
+// suite per run, one page linking every run's report.
 package campaign
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -19,6 +23,7 @@ import (
 	"github.com/rocesim/cosim/harness/inputfile"
 	"github.com/rocesim/cosim/harness/mutant"
 	"github.com/rocesim/cosim/harness/scenario"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // File is a campaign file.
@@ -33,6 +38,10 @@ type File struct {
 	Mutants   []Mutant   `toml:"mutant"`
 	limit     time.Duration
 	at        *scenario.Scenario // locates keys in errors
+
+	// NoPcap runs every run with cosim run --no-pcap: no capture per link,
+	// which would take gigabytes in a campaign of millions of frames.
+	NoPcap bool `toml:"no_pcap"`
 }
 
 // Seeds are Count seeds from From on.
@@ -42,10 +51,17 @@ type Seeds struct {
 }
 
 // Scenario is one [[scenario]]: a scenario file (relative to the campaign
-// file) or a built-in one by name ("default").
+// file), a built-in one by name ("default"), or a generator by name with
+// its parameters, which makes each run's scenario from the run's seed.
 type Scenario struct {
 	File    string `toml:"file"`
 	Builtin string `toml:"builtin"`
+
+	// Generator names a generator (harness/scenario/generator); Params
+	// are its parameters, the defaults standing for those left out.
+	Generator string         `toml:"generator"`
+	Params    map[string]any `toml:"params"`
+	gen       *generator.Generator
 }
 
 // Mutant is one [[mutant]]: a planted bug from a device's catalogue of
@@ -107,12 +123,18 @@ func Parse(path string, data []byte) (*File, error) {
 		}
 	}
 	if len(c.Scenarios) == 0 {
-		return nil, bad("scenario", "at least one [[scenario]] with file or builtin")
+		return nil, bad("scenario", "at least one [[scenario]] with file, builtin or generator")
 	}
 	for i, s := range c.Scenarios {
 		switch {
-		case (s.File == "") == (s.Builtin == ""):
-			return nil, bad(fmt.Sprintf("scenario.%d", i), "[[scenario]] %d needs either file or builtin", i+1)
+		case nonEmpty(s.File, s.Builtin, s.Generator) != 1:
+			return nil, bad(fmt.Sprintf("scenario.%d", i), "[[scenario]] %d needs one of file, builtin or generator", i+1)
+		case s.Params != nil && s.Generator == "":
+			return nil, bad(fmt.Sprintf("scenario.%d.params", i), "params are a generator's: [[scenario]] %d has none", i+1)
+		case s.Generator != "":
+			if err := c.checkGenerator(at, i); err != nil {
+				return nil, err
+			}
 		case s.Builtin != "" && s.Builtin != Builtin:
 			return nil, bad(fmt.Sprintf("scenario.%d.builtin", i), "no built-in scenario %q (there is %q)", s.Builtin, Builtin)
 		case s.File != "":
@@ -156,3 +178,89 @@ func Parse(path string, data []byte) (*File, error) {
 
 // TimeLimitOf is the run time limit.
 func (c *File) TimeLimitOf() time.Duration { return c.limit }
+
+func nonEmpty(s ...string) int {
+	n := 0
+	for _, v := range s {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// checkGenerator finds [[scenario]] i's generator and checks its params
+// by generating the first seed's scenario; a bad one is named as the
+// file's other keys are (scenario[0].params.width).
+func (c *File) checkGenerator(at *scenario.Scenario, i int) error {
+	s := &c.Scenarios[i]
+	g, err := generator.Lookup(s.Generator)
+	if err != nil {
+		return at.KeyError(fmt.Sprintf("scenario.%d.generator", i), "%v", err)
+	}
+	s.gen = g
+	_, _, err = g.Generate(s.Params, c.Seeds.From)
+	var pe *generator.ParamError
+	if errors.As(err, &pe) {
+		// The line of params: its keys are not lines of their own when
+		// params is an inline table.
+		e := at.KeyError(fmt.Sprintf("scenario.%d.params", i), "%s", pe.Msg)
+		e.Key += "." + pe.Key
+		return e
+	}
+	if err != nil {
+		return at.KeyError(fmt.Sprintf("scenario.%d.generator", i), "%v", err)
+	}
+	return nil
+}
+
+// SetSeeds replaces the file's seeds (cosim campaign run --seed-from,
+// --seed-count).
+func (c *File) SetSeeds(from uint64, count int) error {
+	if count < 1 {
+		return fmt.Errorf("%d seeds: at least 1", count)
+	}
+	c.Seeds = Seeds{From: from, Count: count}
+	return nil
+}
+
+// Set sets parameter key to value, as a command line writes it (cosim
+// campaign run --set key=value), in every generator [[scenario]] whose
+// generator takes key. None taking it is an error, as is a value one of
+// them refuses.
+func (c *File) Set(key, value string) error {
+	n := 0
+	for i := range c.Scenarios {
+		s := &c.Scenarios[i]
+		if s.gen == nil || !s.gen.Takes(key) {
+			continue
+		}
+		v, err := s.gen.ParseValue(key, value)
+		if err != nil {
+			return err
+		}
+		params := maps.Clone(s.Params)
+		if params == nil {
+			params = map[string]any{}
+		}
+		params[key] = v
+		if _, _, err := s.gen.Generate(params, c.Seeds.From); err != nil {
+			return fmt.Errorf("[[scenario]] %d: %w", i+1, err)
+		}
+		s.Params = params
+		n++
+	}
+	if n == 0 {
+		var gens []string
+		for _, s := range c.Scenarios {
+			if s.gen != nil && !slices.Contains(gens, s.Generator) {
+				gens = append(gens, s.Generator)
+			}
+		}
+		if len(gens) == 0 {
+			return fmt.Errorf("%s has no generator [[scenario]] whose %s it could set", c.Path, key)
+		}
+		return fmt.Errorf("no generator of %s takes %s (it has %s)", c.Path, key, strings.Join(gens, ", "))
+	}
+	return nil
+}

@@ -13,17 +13,24 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rocesim/cosim/harness/scenario"
 )
 
 // Run is one run of a campaign: a scenario and a seed, and a mutant's
 // models instead of the campaign's when it is one of a mutant's runs.
 type Run struct {
 	ID       string `json:"id"`       // "0007": its directory under runs/
-	Scenario string `json:"scenario"` // an absolute scenario file, or "" for the built-in one
+	Scenario string `json:"scenario"` // an absolute scenario file (a generated one's is under scenarios/), or "" for the built-in one
 	Seed     uint64 `json:"seed"`
-	Mutant   string `json:"mutant,omitempty"`
-	Bug      string `json:"bug,omitempty"`    // the mutant's, in plain words
-	Models   string `json:"models,omitempty"` // the mutant's models directory
+	// Description says what a generated scenario holds: its generator's
+	// line (the shape the seed drew). Empty for the others.
+	Description string `json:"description,omitempty"`
+	NoPcap      bool   `json:"no_pcap,omitempty"` // cosim run --no-pcap: the file's no_pcap
+	Mutant      string `json:"mutant,omitempty"`
+	Bug         string `json:"bug,omitempty"`    // the mutant's, in plain words
+	Models      string `json:"models,omitempty"` // the mutant's models directory
+	from        *Scenario
 }
 
 // Args are the cosim run arguments of the run, its output in dir, on the
@@ -33,13 +40,17 @@ func (r Run) Args(dir, models string) []string {
 	if r.Scenario != "" {
 		args = append(args, r.Scenario)
 	}
+	if r.NoPcap {
+		args = append(args, "--no-pcap")
+	}
 	if r.Models != "" {
 		models = r.Models
 	}
 	return append(args, "--seed", fmt.Sprint(r.Seed), "--out", dir, "--models", models)
 }
 
-// Rerun is the command that reruns it by hand.
+// Rerun is the command that reruns it by hand. It leaves out --no-pcap:
+// the rerun of a failure is for looking closely, every link captured.
 func (r Run) Rerun(dir string) string {
 	s := "cosim run"
 	if r.Scenario != "" {
@@ -53,15 +64,57 @@ func (r Run) Rerun(dir string) string {
 }
 
 // Plan expands the file into its runs: every scenario with every seed, in
-// that order.
+// that order. A generator scenario's runs get their scenario from
+// Generate.
 func (c *File) Plan() []Run {
 	var runs []Run
-	for _, s := range c.Scenarios {
+	for i, s := range c.Scenarios {
 		for k := range c.Seeds.Count {
-			runs = append(runs, Run{ID: fmt.Sprintf("%04d", len(runs)), Scenario: s.File, Seed: c.Seeds.From + uint64(k)})
+			runs = append(runs, Run{ID: fmt.Sprintf("%04d", len(runs)), Scenario: s.File, Seed: c.Seeds.From + uint64(k),
+				NoPcap: c.NoPcap, from: &c.Scenarios[i]})
 		}
 	}
 	return runs
+}
+
+// ScenariosDir is where, under the campaign directory, Generate writes
+// each generated scenario, as <run id>.toml: not in runs/<id>/, which is
+// cleared before its run.
+const ScenariosDir = "scenarios"
+
+// Generate writes the scenario of each run of a generator scenario to
+// out/scenarios/<id>.toml, generated from its params and the run's seed
+// (the same bytes each time), and points the run at it, with its
+// description. Prepare calls it before any run starts, so that
+// every run, its rerun command and a Slurm task on a node that shares the
+// file system find it there.
+func Generate(out string, runs []Run) error {
+	dir, err := filepath.Abs(filepath.Join(out, ScenariosDir))
+	if err != nil {
+		return err
+	}
+	for i := range runs {
+		r := &runs[i]
+		if r.from == nil || r.from.gen == nil {
+			continue
+		}
+		text, desc, err := r.from.gen.Generate(r.from.Params, r.Seed)
+		if err != nil {
+			return fmt.Errorf("campaign: run %s: %w", r.ID, err)
+		}
+		p := filepath.Join(dir, r.ID+".toml")
+		if _, err := scenario.Parse(p, []byte(text)); err != nil {
+			return fmt.Errorf("campaign: run %s: generator %s made a scenario that does not parse: %w", r.ID, r.from.gen.Name, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+		r.Scenario, r.Description = p, desc
+	}
+	return nil
 }
 
 // Outcome is what a run left in its directory's run.json, once it ended.

@@ -48,6 +48,9 @@ type MergedRun struct {
 	Rerun    string `json:"rerun"`
 	Report   string `json:"report,omitempty"` // relative to the campaign directory
 	Mutant   string `json:"mutant,omitempty"`
+
+	// Description: what a generated scenario holds (its generator's line).
+	Description string `json:"description,omitempty"`
 }
 
 // MergedMutant is one mutant in campaign.json: caught by the first of its
@@ -94,7 +97,8 @@ func Merge(dir string, goals *coverage.Goals) (*Merged, error) {
 		if err := json.Unmarshal(b, &o); err != nil {
 			return nil, fmt.Errorf("campaign merge: %s: %w", filepath.Join(rd, OutcomeFile), err)
 		}
-		mr := MergedRun{ID: id, Scenario: o.Scenario, Seed: o.Seed, Exit: o.Exit, TimedOut: o.TimedOut, Rerun: o.Rerun, Mutant: o.Mutant}
+		mr := MergedRun{ID: id, Scenario: o.Scenario, Seed: o.Seed, Exit: o.Exit, TimedOut: o.TimedOut, Rerun: o.Rerun,
+			Mutant: o.Mutant, Description: o.Description}
 		if mr.Scenario == "" {
 			mr.Scenario = Builtin
 		}
@@ -207,7 +211,7 @@ th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}tr.bad td{backgrou
 <h1>{{.Passed}} of {{.Runs}} runs passed{{if .Failed}}, {{.Failed}} failed{{end}}{{if .TimedOut}}, {{.TimedOut}} timed out{{end}}{{if .Pending}}, {{.Pending}} never ended{{end}}</h1>
 <table id="runs"><tr><th>run</th><th>scenario</th><th>seed</th><th>verdict</th><th>rerun</th></tr>
 {{range .All}}<tr{{if and (or .Exit .TimedOut) (not .Mutant)}} class="bad"{{end}}><td>{{if .Report}}<a href="{{.Report}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td>
-<td>{{.Scenario}}{{if .Mutant}} (mutant {{.Mutant}}){{end}}</td><td>{{.Seed}}</td><td>{{if and .Mutant (or .Exit .TimedOut)}}caught: {{end}}{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
+<td>{{.Scenario}}{{if .Mutant}} (mutant {{.Mutant}}){{end}}{{if .Description}}<br><small>{{.Description}}</small>{{end}}</td><td>{{.Seed}}</td><td>{{if and .Mutant (or .Exit .TimedOut)}}caught: {{end}}{{if .TimedOut}}timed out{{else if .Exit}}failed (exit {{.Exit}}){{if .Error}}: {{.Error}}{{end}}{{else}}passed{{end}}</td>
 <td><code>{{.Rerun}}</code></td></tr>
 {{end}}</table>
 {{if .Mutants}}<h2>Mutants: {{len .Mutants}}{{if .Survived}}, {{.Survived}} survived{{end}}</h2>

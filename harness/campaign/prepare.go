@@ -15,12 +15,12 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-// PlanFile lists every run of a prepared campaign, in its directory: what
-// a Slurm array task reads to find its run.
+// PlanFile lists every run of a prepared campaign, in its directory, so
+// that what a campaign will run can be seen before it ends.
 const PlanFile = "plan.json"
 
-// Prepare readies the campaign in out before any run starts: it builds
-// every mutant (under mutants/<name>, once, so that a job array's tasks
+// Prepare readies the campaign in out before any run starts: it writes
+// the generated scenarios (Generate), builds every mutant (under mutants/<name>, once, so that a job array's tasks
 // find them; make rebuilds only what changed when the directory is kept
 // between campaigns) and lists the runs: the
 // scenarios times the seeds, then for each mutant the scenarios that run
@@ -28,20 +28,28 @@ const PlanFile = "plan.json"
 // plan.json.
 func Prepare(ctx context.Context, c *File, out, models, mutants string, log io.Writer) ([]Run, error) {
 	runs := c.Plan()
+	if err := Generate(out, runs); err != nil {
+		return nil, err
+	}
 	if len(c.Mutants) > 0 {
-		uses := make([][]string, len(c.Scenarios)) // each scenario's models
+		uses := map[string][]string{} // each scenario file's models ("" the built-in one)
 		var all []string
-		for i, s := range c.Scenarios {
-			var err error
-			if uses[i], err = scenarioModels(s); err != nil {
+		for _, r := range runs {
+			if _, ok := uses[r.Scenario]; ok {
+				continue
+			}
+			ms, err := scenarioModels(r.Scenario)
+			if err != nil {
 				return nil, err
 			}
-			for _, m := range uses[i] {
+			uses[r.Scenario] = ms
+			for _, m := range ms {
 				if !slices.Contains(all, m) {
 					all = append(all, m)
 				}
 			}
 		}
+		plain := len(runs)
 		for j, m := range c.Mutants {
 			dir, err := filepath.Abs(filepath.Join(mutants, m.Name))
 			if err != nil {
@@ -56,22 +64,20 @@ func Prepare(ctx context.Context, c *File, out, models, mutants string, log io.W
 			if err != nil {
 				return nil, err
 			}
+			if len(mutated) == 0 {
+				return nil, c.at.KeyError(fmt.Sprintf("mutant.%d.name", j), "mutant %s changes %s, which none of the campaign's scenarios runs",
+					m.Name, m.m.Device())
+			}
 			if log != nil {
 				fmt.Fprintf(log, "mutant %s: %v built in %.0f s\n", m.Name, mutated, time.Since(start).Seconds())
 			}
-			n := len(runs)
-			for i, s := range c.Scenarios {
-				if !slices.ContainsFunc(uses[i], func(x string) bool { return slices.Contains(mutated, x) }) {
+			for _, r := range runs[:plain] {
+				if !slices.ContainsFunc(uses[r.Scenario], func(x string) bool { return slices.Contains(mutated, x) }) {
 					continue // the bug cannot show in this scenario
 				}
-				for k := range c.Seeds.Count {
-					runs = append(runs, Run{ID: fmt.Sprintf("%04d", len(runs)), Scenario: s.File, Seed: c.Seeds.From + uint64(k),
-						Mutant: m.Name, Bug: m.m.Bug, Models: mdir})
-				}
-			}
-			if len(runs) == n {
-				return nil, c.at.KeyError(fmt.Sprintf("mutant.%d.name", j), "mutant %s changes %s, which none of the campaign's scenarios runs",
-					m.Name, m.m.Device())
+				r.ID = fmt.Sprintf("%04d", len(runs))
+				r.Mutant, r.Bug, r.Models = m.Name, m.m.Bug, mdir
+				runs = append(runs, r)
 			}
 		}
 	}
@@ -85,28 +91,15 @@ func Prepare(ctx context.Context, c *File, out, models, mutants string, log io.W
 	return runs, os.WriteFile(filepath.Join(out, PlanFile), append(b, '\n'), 0o644)
 }
 
-// readPlan reads the runs Prepare listed in out.
-func readPlan(out string) ([]Run, error) {
-	b, err := os.ReadFile(filepath.Join(out, PlanFile))
-	if err != nil {
-		return nil, err
-	}
-	var runs []Run
-	if err := json.Unmarshal(b, &runs); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(out, PlanFile), err)
-	}
-	return runs, nil
-}
-
-// scenarioModels names the models a campaign scenario runs, as
-// sim/build.mk does ("switch4_64").
-func scenarioModels(s Scenario) ([]string, error) {
+// scenarioModels names the models a scenario file ("" the built-in one)
+// runs, as sim/build.mk does ("switch4_64").
+func scenarioModels(file string) ([]string, error) {
 	var sc *scenario.Scenario
 	var err error
-	if s.File == "" {
+	if file == "" {
 		sc, err = scenario.Default()
 	} else {
-		sc, err = scenario.Load(s.File)
+		sc, err = scenario.Load(file)
 	}
 	if err != nil {
 		return nil, err

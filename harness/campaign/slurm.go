@@ -39,24 +39,26 @@ const jobFile = "job.json"
 var ErrNotSubmitted = errors.New("no submitted job array")
 
 // todoFile lists, for the array's tasks, the runs they run: task i runs
-// the run whose ID is its i-th entry.
+// its i-th entry, as planned here (seeds and parameters overridden on the
+// command line included; the task reads the campaign file only for its
+// time limit).
 const todoFile = "todo.json"
 
 // Run submits the runs still to run as one job array, waits for every
-// task (unless cl.Detach), and gives each task that ended without recording its run (killed
-// by Slurm, its node lost) a run.json saying so, with its log: no run is
-// lost. The campaign file must be reachable from the nodes at c.Path.
+// task (unless cl.Detach), and gives each task that ended without
+// recording its run (killed by Slurm, its node lost) a run.json saying so,
+// with its log: no run is lost. The campaign file must be reachable from the nodes at c.Path.
 func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, error) {
 	dir := filepath.Join(cl.Out, "slurm")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var todo []string
+	var todo []Run
 	for _, r := range plan {
 		if cl.Resume && exists(filepath.Join(cl.RunDir(r), OutcomeFile)) {
 			continue
 		}
-		todo = append(todo, r.ID)
+		todo = append(todo, r)
 	}
 	cl.progressf("campaign %s: %d runs, %d to run as a Slurm job array\n", c.Name, len(plan), len(todo))
 	if len(todo) == 0 {
@@ -101,13 +103,13 @@ func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, e
 		return nil, nil
 	}
 	cl.progressf("submitted job array %s of %d tasks; waiting (tasks log to %s)\n", id, len(todo), job.LogDir)
-	return cl.collect(ctx, plan, todo, id)
+	return cl.collect(ctx, todo, id)
 }
 
 // Collect waits for the array a detached Run submitted into the campaign
 // directory cl.Out, and records the runs its tasks lost, as Run does.
 func (cl Cluster) Collect(ctx context.Context) ([]slurm.Task, error) {
-	var todo []string
+	var todo []Run
 	var id slurm.JobID
 	for name, v := range map[string]any{todoFile: &todo, jobFile: &id} {
 		b, err := os.ReadFile(filepath.Join(cl.Out, "slurm", name))
@@ -118,17 +120,13 @@ func (cl Cluster) Collect(ctx context.Context) ([]slurm.Task, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(cl.Out, "slurm", name), err)
 		}
 	}
-	plan, err := readPlan(cl.Out)
-	if err != nil {
-		return nil, err
-	}
 	cl.progressf("waiting for job array %s of %d tasks\n", id, id.Tasks)
-	return cl.collect(ctx, plan, todo, id)
+	return cl.collect(ctx, todo, id)
 }
 
 // collect waits for every task of array id and gives each task that ended
 // without recording its run a run.json saying so.
-func (cl Cluster) collect(ctx context.Context, plan []Run, todo []string, id slurm.JobID) ([]slurm.Task, error) {
+func (cl Cluster) collect(ctx context.Context, todo []Run, id slurm.JobID) ([]slurm.Task, error) {
 	poll := cl.Poll
 	if poll == 0 {
 		poll = 2 * time.Second
@@ -137,12 +135,8 @@ func (cl Cluster) collect(ctx context.Context, plan []Run, todo []string, id slu
 	if err != nil {
 		return tasks, err
 	}
-	byID := map[string]Run{}
-	for _, r := range plan {
-		byID[r.ID] = r
-	}
 	for _, t := range tasks {
-		r := byID[todo[t.Index]]
+		r := todo[t.Index]
 		p := filepath.Join(cl.RunDir(r), OutcomeFile)
 		if exists(p) {
 			continue
@@ -175,21 +169,12 @@ func (l Local) Task(ctx context.Context, c *File) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	var todo []string
+	var todo []Run
 	if err := json.Unmarshal(b, &todo); err != nil {
 		return Outcome{}, err
 	}
 	if i < 0 || i >= len(todo) {
 		return Outcome{}, fmt.Errorf("campaign task: index %d, but %d runs to run", i, len(todo))
 	}
-	plan, err := readPlan(l.Out)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("campaign task: %w", err)
-	}
-	for _, r := range plan {
-		if r.ID == todo[i] {
-			return l.one(ctx, c, r)
-		}
-	}
-	return Outcome{}, fmt.Errorf("campaign task: no run %s in %s", todo[i], filepath.Join(l.Out, PlanFile))
+	return l.one(ctx, c, todo[i])
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/rocesim/cosim/harness/framegen"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // BenchmarkHarnessVsRaw runs the same RTL with the same stimulus twice: raw
@@ -399,7 +400,7 @@ imm_pct = 0
 min_size = 8192
 max_size = 8192
 pmtu = 1024
-`, modeltest.NICSwitchNIC(64, "", ""), b.N))
+`, generator.NICSwitchNIC(64, "", ""), b.N))
 	top, err := engine.LookupTop("nic")
 	require.NoError(b, err)
 	rawMcps := rawRun(b, engine.ModelPath(dir, top, 64), 20000, 64).cyclesPerSec() / 1e6

@@ -18,6 +18,7 @@ import (
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // Open loop, the engine sends the next window before it has the replies
@@ -28,12 +29,12 @@ import (
 func TestPipelinedSameAsLockStep(t *testing.T) {
 	cases := map[string]func(t *testing.T) engine.Config{
 		"switch4_64_l2": func(t *testing.T) engine.Config {
-			cfg := modeltest.Config(t, modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 64, 600, modeltest.SwitchConfigs[64])), 5)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, 64, 600, generator.SwitchConfigs[64])), 5)
 			cfg.MaxWindow = 1500
 			return cfg
 		},
 		"switch4_512_l2": func(t *testing.T) engine.Config {
-			cfg := modeltest.Config(t, modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 512, 600, modeltest.SwitchConfigs[512])), 6)
+			cfg := modeltest.Config(t, modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, 512, 600, generator.SwitchConfigs[512])), 6)
 			cfg.MaxWindow = 700
 			return cfg
 		},

@@ -1,10 +1,10 @@
 // Package modeltest holds what the tests that run the real Verilated
 // models through the harness share: finding the models a scenario names
-// by engine top, running a scenario and judging its summary, the soak
-// campaigns' settings, and the scenarios that several packages' tests
-// run (the switch's random traffic, two NICs with and without the
-// switch). Finding model binaries and processes, which the protocol's
-// tests need too, is cosim/modeltest.
+// by engine top, running a scenario and judging its summary, and the
+// engine tests' pair of linked FIFOs (the switch's random traffic and two
+// NICs with and without the switch are harness/scenario/generator's).
+// Finding model binaries and processes, which the protocol's tests need
+// too, is cosim/modeltest.
 package modeltest
 
 import (

@@ -7,7 +7,7 @@
 // through the model's socket protocol (nic_model_test.go, against scapy
 // in nic_oracle_test.go), and two NICs with and without the RTL switch as
 // scenarios through the harness (nic_system_test.go,
-// nic_congestion_test.go; the make soak campaign, nic_soak_test.go). The mutation campaign (mutants_test.go, make
+// nic_congestion_test.go; the make soak campaign file, soak.toml). The mutation campaign (mutants_test.go, make
 // mutants) plants each bug of mutants.toml in a copy of rtl/nic and checks
 // that these tests catch it. A missing model skips a test, or fails it
 // under COSIM_REQUIRE_MODELS=1.

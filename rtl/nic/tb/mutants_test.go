@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/mutation"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // The NIC at 64 bits, two of them joined by links (nic_system_test.go):
@@ -19,7 +20,7 @@ var nicCampaign = mutation.Campaign{
 		{Name: "two NICs, clean links, path MTU 4096", TOML: nicDirectTOML(64, 300, 4096, false), Seed: 1},
 		// The incast from cycle 20,000, 100 frames long; 200 messages.
 		{Name: "two NICs through the switch, incast, DCQCN", TOML: fmt.Sprintf(congestionTOML, fastDCQCN, 20_000, 100, 200,
-			modeltest.NICSwitchNIC(64, congestionCSR, "")), Seed: 1},
+			generator.NICSwitchNIC(64, congestionCSR, "")), Seed: 1},
 		// The workloads above expect no error completion; these do (bad
 		// R_Key, RNR and retry budgets running out, access errors).
 		{Name: "directed requester and responder tests", Tests: &mutation.GoTests{Pkg: "./rtl/nic/tb",

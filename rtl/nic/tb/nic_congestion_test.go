@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // congestionTOML is nic0 -> switch -> nic1 at 64 bits with 1 us links:
@@ -98,7 +99,7 @@ func TestNICSwitchCongestion(t *testing.T) {
 	}
 	type result struct{ pre, cong, rec float64 }
 	runOne := func(t *testing.T, dcqcn string) result {
-		sc := modeltest.Scenario(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, modeltest.NICSwitchNIC(64, congestionCSR, "")))
+		sc := modeltest.Scenario(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, generator.NICSwitchNIC(64, congestionCSR, "")))
 		cfg := modeltest.Config(t, sc, 1)
 		s, err := modeltest.Run(t, cfg)
 		modeltest.RequirePass(t, s, err)

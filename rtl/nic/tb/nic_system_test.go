@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // nicSystemTOML is two RTL NICs through the RTL switch, every link with
@@ -23,7 +24,7 @@ qps = 8
 messages = %d
 max_size = 8192
 pmtu = 1024
-`, modeltest.NICSwitchNIC(width, "", fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", lossPct, corruptPct)), messages)
+`, generator.NICSwitchNIC(width, "", fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", lossPct, corruptPct)), messages)
 }
 
 // The issue's system test: 10,000 mixed messages between two RTL NICs
@@ -56,25 +57,11 @@ func TestNICSwitchNIC(t *testing.T) {
 func nicDirectTOML(width, messages, pmtu int, faults bool) string {
 	s := "name = \"nic-nic\"\ncycles = 200_000_000\n"
 	if faults {
-		s += nicDirect(width, 1, 0.2, 0.5, 0.5)
+		s += generator.NICDirect(width, 1, 0.2, 0.5, 0.5)
 	} else {
-		s += nicDirect(width, 0, 0, 0, 0)
+		s += generator.NICDirect(width, 0, 0, 0, 0)
 	}
 	return s + fmt.Sprintf("[[rdma]]\nnics = [\"nic0\", \"nic1\"]\nqps = 8\nmessages = %d\nmax_size = 8192\npmtu = %d\n", messages, pmtu)
-}
-
-// nicDirect is the models and links of two RTL NICs joined by a pair of
-// 1 us links, each with these fault rates (percent).
-func nicDirect(width int, loss, corrupt, dup, reorder float64) string {
-	s := ""
-	for _, m := range []string{"nic0", "nic1"} {
-		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
-	}
-	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
-		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\nloss_pct = %g\ncorrupt_pct = %g\ndup_pct = %g\nreorder_pct = %g\n",
-			l[0], l[1], loss, corrupt, dup, reorder)
-	}
-	return s
 }
 
 // The issue's direct scenario, nic0 <-> nic1 with no switch, at 512 bits

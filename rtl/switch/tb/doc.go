@@ -3,8 +3,9 @@
 // Verilated switch (build/models/switch<P>_<W>, make build) against its
 // golden model (golden/ethswitch): frame by frame through the model's
 // socket protocol (switch_model_test.go), cycle by cycle against golden
-// (switch_timing_test.go), and as scenarios through the harness
-// (switch_test.go; the make soak campaign, switch_soak_test.go). The
+// (switch_timing_test.go; its long form for make soak,
+// switch_timing_soak_test.go), and as scenarios through the harness
+// (switch_test.go; the make soak campaign file, soak.toml). The
 // mutation campaign (mutants_test.go, make mutants) plants each bug of
 // mutants.toml in a copy of rtl/switch and checks that these tests catch
 // it. A missing model skips a test, or fails it under

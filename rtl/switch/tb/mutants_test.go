@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/mutation"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 // The switch at 64 bits on 4 ports, in the scenarios of switch_test.go
@@ -12,8 +13,8 @@ import (
 var switchCampaign = mutation.Campaign{
 	Device: "switch", Model: "switch4_64",
 	Scenarios: []mutation.Scenario{
-		{Name: "random, strict priority, ECN, PFC", TOML: modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[64]), Seed: 7},
-		{Name: "random, DRR, RED ECN, PFC reception", TOML: modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[512]), Seed: 7},
+		{Name: "random, strict priority, ECN, PFC", TOML: generator.SwitchTraffic("switch4", 4, 64, 300, generator.SwitchConfigs[64]), Seed: 7},
+		{Name: "random, DRR, RED ECN, PFC reception", TOML: generator.SwitchTraffic("switch4", 4, 64, 300, generator.SwitchConfigs[512]), Seed: 7},
 		{Name: "incast without PFC", TOML: incast(incastTailDropCSR, false), Seed: 3},
 		{Name: "incast with PFC", TOML: incast(incastPFCCSR, true), Seed: 3},
 		// One directed case per rule of rtl/switch/README.md, cycle by

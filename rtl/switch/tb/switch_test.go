@@ -9,10 +9,11 @@ import (
 
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/modeltest"
+	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
 func TestSwitchSmall(t *testing.T) {
-	sc := modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, 64, 300, modeltest.SwitchConfigs[64]))
+	sc := modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, 64, 300, generator.SwitchConfigs[64]))
 	s, err := modeltest.Run(t, modeltest.Config(t, sc, 7))
 	modeltest.RequirePass(t, s, err)
 }
@@ -25,7 +26,7 @@ func TestSwitchRandom100k(t *testing.T) {
 	}
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			sc := modeltest.Scenario(t, modeltest.SwitchTraffic("switch4", 4, width, 25_000, modeltest.SwitchConfigs[width]))
+			sc := modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, width, 25_000, generator.SwitchConfigs[width]))
 			s, err := modeltest.Run(t, modeltest.Config(t, sc, 20261130))
 			modeltest.RequirePass(t, s, err)
 			assert.Equal(t, 100_000, s.FramesIn)

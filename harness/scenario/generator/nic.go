@@ -1,56 +1,71 @@
-package tb_test
+package generator
 
 import (
 	"fmt"
 	"math/rand/v2"
-	"testing"
 
-	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/workload/rdma"
 )
 
-// Long random campaigns of the NIC, run by make soak next to the switch's
-// (not by make test, whose NIC system tests run one fixed shape on seed
-// 1): for COSIM_SOAK_SEEDS seeds from COSIM_SOAK_SEED, COSIM_SOAK_MESSAGES
-// RDMA messages between two RTL NICs through the RTL switch (loss and
-// corruption on every link) and between two RTL NICs joined directly
-// (every link fault), at 64 and 512 bits; fewer when the messages are
-// large (soakMessages). Each seed also draws the workload's shape
-// (soakShape), so that seeds explore QP counts, queue depths, message
-// sizes, path MTUs, mixes and fault rates, not only the order of one
-// workload. Every frame, completion, counter and byte of host memory is
-// checked. Each run logs its seed and shape, so a failure is rerun with
-// COSIM_SOAK_SEED=<seed> COSIM_SOAK_SEEDS=1.
-func TestNICSoak(t *testing.T) {
-	messages, seeds := modeltest.SoakCampaign(t, "COSIM_SOAK_MESSAGES")
-	for _, seed := range seeds {
-		shape := newSoakShape(seed, messages)
-		for _, width := range []int{64, 512} {
-			t.Run(fmt.Sprintf("switch/seed%d/%d", seed, width), func(t *testing.T) {
-				sw := shape
-				sw.pmtu = min(sw.pmtu, soakSwitchPMTU)
-				t.Logf("seed %d: nic0 - switch - nic1 at %d bits, %s", seed, width, sw)
-				links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", sw.loss, sw.corrupt)
-				modeltest.SoakRun(t, soakHeader+modeltest.NICSwitchNIC(width, "", links)+sw.workload(), seed)
-			})
-			t.Run(fmt.Sprintf("direct/seed%d/%d", seed, width), func(t *testing.T) {
-				t.Logf("seed %d: nic0 - nic1 at %d bits, %s", seed, width, shape)
-				modeltest.SoakRun(t, soakHeader+nicDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder)+shape.workload(), seed)
-			})
-		}
+// NICSwitchNIC is the models and links of two RTL NICs through the RTL
+// 4-port switch at width bits, nic0 on port 0 and nic1 on port 1, every
+// link 1 us (156 cycles at 156.25 MHz). swExtra follows the switch's
+// [[model]] (its [model.csr]), linkExtra every [[link]] (its faults).
+func NICSwitchNIC(width int, swExtra, linkExtra string) string {
+	s := ""
+	for _, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
 	}
+	s += fmt.Sprintf("[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = %d\n%s\n", width, swExtra)
+	for p, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"sw.in%d\"\nlatency = 156\n%s\n", m, p, linkExtra)
+		s += fmt.Sprintf("[[link]]\nfrom = \"sw.out%d\"\nto = \"%s.in0\"\nlatency = 156\n%s\n", p, m, linkExtra)
+	}
+	return s
 }
 
-// Every seed's shape is one the engine runs: its buffers fit each NIC's
-// memory (seed 108's did not, and its runs stopped before starting).
-// Only the shapes are drawn here; make soak runs them.
-func TestSoakShapesFit(t *testing.T) {
-	for seed := uint64(1); seed <= 5000; seed++ {
-		s := newSoakShape(seed, 20000)
-		if !rdma.BuffersFit(s.qps, s.outstanding, s.maxSize) {
-			t.Fatalf("seed %d: %s: the buffers do not fit", seed, s)
-		}
+// NICDirect is the models and links of two RTL NICs joined by a pair of
+// 1 us links, each with these fault rates (percent).
+func NICDirect(width int, loss, corrupt, dup, reorder float64) string {
+	s := ""
+	for _, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
 	}
+	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
+		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = 156\nloss_pct = %g\ncorrupt_pct = %g\ndup_pct = %g\nreorder_pct = %g\n",
+			l[0], l[1], loss, corrupt, dup, reorder)
+	}
+	return s
+}
+
+func init() {
+	Register(&Generator{
+		Name: "nic-soak",
+		Doc:  "an RDMA workload between two RTL NICs, its shape and fault rates drawn from the seed",
+		Params: []Param{
+			{Name: "width", Doc: "data width in bits", Default: 64, OneOf: []any{64, 512}},
+			{Name: "path", Doc: `"switch" (nic0 - switch4 - nic1, loss and corruption) or "direct" (nic0 - nic1, every link fault)`, Default: "switch", OneOf: []any{"switch", "direct"}},
+			{Name: "messages", Doc: "messages asked for; fewer when they are large", Default: 20_000, Min: 1},
+		},
+		Func: nicSoak,
+	})
+}
+
+// nicSoak draws the shape from the seed whatever the path, so that a
+// seed's runs through the switch and direct differ only where the path
+// must: the switch caps the path MTU and makes no duplicates or reorders.
+func nicSoak(p Params, seed uint64) (string, string, error) {
+	width, path := p["width"].(int), p["path"].(string)
+	shape := newSoakShape(seed, p["messages"].(int))
+	head := "name = \"nic-soak\"\ncycles = " + unbounded + "\n"
+	if path == "direct" {
+		desc := fmt.Sprintf("nic0 - nic1 at %d bits, %s, duplication %g %%, reordering %g %%", width, shape, shape.dup, shape.reorder)
+		return head + NICDirect(width, shape.loss, shape.corrupt, shape.dup, shape.reorder) + shape.workload(), desc, nil
+	}
+	shape.pmtu = min(shape.pmtu, soakSwitchPMTU)
+	desc := fmt.Sprintf("nic0 - switch - nic1 at %d bits, %s", width, shape)
+	links := fmt.Sprintf("loss_pct = %g\ncorrupt_pct = %g", shape.loss, shape.corrupt)
+	return head + NICSwitchNIC(width, "", links) + shape.workload(), desc, nil
 }
 
 // soakShape is what a seed draws of a soak workload besides its order.
@@ -135,9 +150,9 @@ func (s soakShape) String() string {
 	if s.messages < s.asked {
 		scaled = fmt.Sprintf(" (of %d: large ones)", s.asked)
 	}
-	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %% (direct also duplication %g %%, reordering %g %%)",
+	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %%",
 		s.messages, scaled, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
-		s.loss, s.corrupt, s.dup, s.reorder)
+		s.loss, s.corrupt)
 }
 
 // workload is the [[rdma]] table of the shape between nic0 and nic1.
@@ -158,6 +173,3 @@ imm_pct = %g
 timeout = %d
 `, s.qps, s.messages, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout)
 }
-
-// soakHeader starts a two-NIC soak scenario (soakRun sets its cycles).
-const soakHeader = "name = \"nic-soak\"\ncycles = 1\n"
