@@ -135,7 +135,7 @@ func TestSoakCampaignFiles(t *testing.T) {
 		scenarios              int
 	}{
 		{"switch", "frames", "messages", "SOAK_FRAMES", 2},
-		{"nic", "messages", "frames", "SOAK_MESSAGES", 4},
+		{"nic", "messages", "frames", "SOAK_MESSAGES", 6},
 	} {
 		f, err := campaign.Load(filepath.Join("..", "..", "rtl", c.file, "tb", "soak.toml"))
 		require.NoError(t, err)
@@ -174,4 +174,25 @@ func TestCampaignScenarioNotWritten(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "campaign run: mkdir "+filepath.Join(out, campaign.ScenariosDir))
 	assert.NoDirExists(t, filepath.Join(out, "runs", "0000"))
+}
+
+// TestCongestionCampaignCovers: the nic-congestion generator's runs pass
+// and reach every step of DCQCN the golden reaction point counts (cuts,
+// fast recovery, additive increase, back to line rate): a coverage goals
+// file asking for them is met.
+func TestCongestionCampaignCovers(t *testing.T) {
+	models, err := filepath.Abs(needModels(t, "nic_64", "switch4_64"))
+	require.NoError(t, err)
+	t.Setenv("COSIM_TEST_MAIN", "1")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(file, []byte("seeds = { from = 1, count = 2 }\nno_pcap = true\n[[scenario]]\ngenerator = \"nic-congestion\"\nparams = { messages = 300 }\n"), 0o644))
+	goals := filepath.Join(dir, "goals.toml")
+	require.NoError(t, os.WriteFile(goals, []byte(`must_hit = ["nic.dcqcn.cut", "nic.dcqcn.fast_recovery", "nic.dcqcn.additive_increase", "nic.dcqcn.back_to_line_rate", "switch4.port1.ecn_marked.prio0", "nic.tx_cnp"]`), 0o644))
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := cosim(t, "campaign", "run", file, "--out", out, "--models", models)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	code, stdout, stderr = cosim(t, "campaign", "merge", out, "--goals", goals)
+	assert.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.NotContains(t, stdout, "GOAL NOT MET")
 }

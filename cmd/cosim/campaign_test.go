@@ -110,7 +110,7 @@ func TestCampaignFileErrors(t *testing.T) {
 			"c.toml:6: mutant[0].name: " + nicMutants + ": no mutant \"nosuch\" (there are psn_one_ahead_accepted, "},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nfile = \"ok.toml\"\n[[mutant]]\ncatalogue = \"" + nicMutants + "\"\nname = \"psn_one_ahead_accepted\"\n",
 			"c.toml:6: mutant[0].name: mutant psn_one_ahead_accepted changes rtl/nic, which none of the campaign's scenarios runs"},
-		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nope\"\n", `c.toml:3: scenario[0].generator: no generator "nope" (there are nic-soak, switch-random)`},
+		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nope\"\n", `c.toml:3: scenario[0].generator: no generator "nope" (there are nic-congestion, nic-soak, switch-random)`},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\nbuiltin = \"default\"\n[[scenario]]\ngenerator = \"nic-soak\"\nparams = { width = 32 }\n", "c.toml:6: scenario[1].params.width: 32 is not one of 64, 512"},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nic-soak\"\nparams = { messages = \"many\" }\n", `c.toml:4: scenario[0].params.messages: want a whole number, not "many"`},
 		{"seeds = { from = 1, count = 2 }\n[[scenario]]\ngenerator = \"nic-soak\"\n[scenario.params]\ncolour = 1\n", "c.toml:2: scenario[0].params.colour: nic-soak takes no such parameter (it takes width, path, messages)"},

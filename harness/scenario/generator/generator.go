@@ -31,6 +31,18 @@
 //	messages = 20000  messages asked for; a shape of large messages takes fewer, about
 //	                  ten data packets' worth per message asked for
 //
+// nic-congestion: nic0 - RTL switch4 - nic1 over clean links, the switch
+// marking ECN, nic0 and nic1 writing to each other while an l2 source on
+// the switch's third port sends 1500-byte frames to nic1 (an incast): the
+// switch marks, nic1 sends CNPs, nic0's DCQCN cuts its rates and recovers
+// once the incast ends. The seed draws the ECN threshold, the incast
+// (start, length, rate), the reaction point's settings (around the NIC
+// model test's fast ones, so that a run sees cuts, the floor, fast
+// recovery, additive and hyper increase) and the QPs and sizes.
+//
+//	width = 64       data width in bits: 64 or 512
+//	messages = 2000  WRITE (and some SEND) messages nic0 and nic1 send each other
+//
 // A generated scenario starts with two comment lines (the generator, its
 // parameters and the seed; the description) and sets seed to the seed it
 // was made with. Its cycles bound is 2^50: its frame or message count

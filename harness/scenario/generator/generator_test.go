@@ -130,7 +130,7 @@ func TestParamErrors(t *testing.T) {
 		assert.EqualError(t, err, c.want)
 	}
 	_, err := Lookup("random")
-	assert.EqualError(t, err, `no generator "random" (there are nic-soak, switch-random)`)
+	assert.EqualError(t, err, `no generator "random" (there are nic-congestion, nic-soak, switch-random)`)
 
 	g, err := Lookup("switch-random")
 	require.NoError(t, err)
