@@ -112,4 +112,3 @@ func (r *run) addWorkloads() error {
 type Explainer interface {
 	Waiting() string
 }
-
