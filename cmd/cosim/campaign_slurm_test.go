@@ -26,12 +26,13 @@ import (
 // built once before submission), submitted with --detach and collected
 // by campaign wait. Every run's result is the one a local run of the
 // same campaign gives, seed by seed; the mutant is caught, and its rerun
-// command reproduces the failure. Then a campaign of generator scenarios
-// whose seeds and sizes the command line sets: the tasks run what was
-// planned and generated on the submitting side, not what the file says.
+// command reproduces the failure. Then the NIC's soak campaign
+// (rtl/nic/tb/soak.toml), its seeds and size set on the command line: the
+// tasks run what was planned and generated on the submitting side, not
+// what the file says, with the same results as here.
 func TestCampaignOnSlurm(t *testing.T) {
 	cluster := slurmtest.Start(t)
-	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "nic_64", "switch4_64"))
+	models, err := filepath.Abs(needModels(t, "axis_fifo_64", "nic_64", "nic_512", "switch4_64", "switch4_512"))
 	require.NoError(t, err)
 	t.Setenv("COSIM_TEST_MAIN", "1") // the tasks run this test binary as cosim
 	t.Setenv("SLURM_CONF", cluster.Conf)
@@ -90,23 +91,27 @@ func TestCampaignOnSlurm(t *testing.T) {
 			"run %s: the same cycles on Slurm as here", id)
 	}
 
-	gen := filepath.Join(dir, "gen.toml")
-	require.NoError(t, os.WriteFile(gen, []byte(genCampaign), 0o644))
-	set := []string{"--seed-from", "5", "--seed-count", "2", "--set", "messages=20", "--set", "frames=400", "--models", models}
-	onSlurm, local = filepath.Join(dir, "gen-slurm"), filepath.Join(dir, "gen-local")
-	code, stdout, stderr = cosim(t, append([]string{"campaign", "run", gen, "--slurm", "--partition", cluster.Partition, "--out", onSlurm}, set...)...)
+	// The NIC's soak campaign of the tree, its seeds and size set on the
+	// command line: the tasks run what was planned and generated here.
+	soak := filepath.Join("..", "..", "rtl", "nic", "tb", "soak.toml")
+	set := []string{"--seed-from", "5", "--seed-count", "1", "--set", "messages=20", "--models", models}
+	onSlurm, local = filepath.Join(dir, "soak-slurm"), filepath.Join(dir, "soak-local")
+	code, stdout, stderr = cosim(t, append([]string{"campaign", "run", soak, "--slurm", "--partition", cluster.Partition, "--out", onSlurm}, set...)...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "4 runs: 4 passed")
-	code, _, _ = cosim(t, append([]string{"campaign", "run", gen, "--out", local}, set...)...)
+	assert.Contains(t, stdout, "6 runs: 6 passed")
+	code, _, _ = cosim(t, append([]string{"campaign", "run", soak, "--out", local}, set...)...)
 	require.Equal(t, 0, code)
-	for i := range 4 {
+	for i := range 6 {
 		id := fmt.Sprintf("%04d", i)
 		a, b := outcome(t, onSlurm, id), outcome(t, local, id)
-		assert.Equal(t, uint64(5+i%2), a.Seed, "run %s: --seed-from on the nodes", id)
+		assert.Equal(t, uint64(5), a.Seed, "run %s: --seed-from on the nodes", id)
 		assert.Equal(t, filepath.Join(onSlurm, campaign.ScenariosDir, id+".toml"), a.Scenario)
 		assert.Equal(t, mustRead(t, b.Scenario), mustRead(t, a.Scenario), "run %s: the same scenario generated", id)
+		assert.Regexp(t, `\b20 messages|\(of 20:`, a.Description, "run %s: --set on the nodes", id)
 		assert.Equal(t, b.Description, a.Description)
-		assert.Equal(t, summaryOf(t, filepath.Join(local, "runs", id))["cycles"], summaryOf(t, filepath.Join(onSlurm, "runs", id))["cycles"], "run %s", id)
+		sa, sb := summaryOf(t, filepath.Join(onSlurm, "runs", id)), summaryOf(t, filepath.Join(local, "runs", id))
+		assert.Equal(t, sb["cycles"], sa["cycles"], "run %s", id)
+		assert.Equal(t, sb["counters"], sa["counters"], "run %s", id)
 	}
 }
 
