@@ -78,12 +78,12 @@ var noteText = [...]string{
 type jobKind uint8
 
 const (
-	jobAccept  jobKind = iota // feed the golden model; expect its outputs
-	jobAdvance                // a window ended: expect a timed golden model's outputs
-	jobObserve                // check a DUT output on the scoreboard
-	jobRecord                 // write a frame to its link's pcapng
-	jobSync                   // answer whether nothing is outstanding
-	jobCSRWrite               // a CSRGolden hears a write: seq the address, last the data, at cycle
+	jobAccept   jobKind = iota // feed the golden model; expect its outputs
+	jobAdvance                 // a window ended: expect a timed golden model's outputs
+	jobObserve                 // check a DUT output on the scoreboard
+	jobRecord                  // write a frame to its link's pcapng
+	jobSync                    // answer whether nothing is outstanding
+	jobCSRWrite                // a CSRGolden hears a write: seq the address, last the data, at cycle
 )
 
 // queued is how many batches the checker may fall behind before the run
