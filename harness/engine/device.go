@@ -107,6 +107,9 @@ type Top struct {
 	// Registers are the configuration registers a scenario may set by
 	// name (scenario.Model.CSR).
 	Registers map[string]uint32
+	// ReadOnly are registers a test may read by name but not set
+	// (identification, shape).
+	ReadOnly map[string]uint32
 	// MaxFrame is the longest frame its inputs take, in bytes (0: no
 	// limit): workloads check their path MTU against it.
 	MaxFrame int

@@ -81,6 +81,16 @@ func (s *Session) Width(model string) int {
 	return 0
 }
 
+// Idle reports whether the run has nothing left to do for now: every
+// frame sent and every source's frame taken, nothing on a link or in a
+// model, and every frame the golden models expect come out.
+func (s *Session) Idle() bool {
+	if _, more := s.r.nextSource(); more {
+		return false
+	}
+	return s.r.quiet()
+}
+
 // Send offers a frame on an input port from cycle at (not before Cycle):
 // the model takes it once the frames sent there before it have gone in.
 // Data must not change afterwards.

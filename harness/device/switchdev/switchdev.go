@@ -109,6 +109,7 @@ func init() {
 			Golden:    newSwitchGolden(ports),
 			Counters:  ethswitch.CounterAddrs(ports),
 			Registers: switchRegisters(),
+			ReadOnly:  map[string]uint32{"ID": ethswitch.AddrID, "SHAPE": ethswitch.AddrShape},
 			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
 			Floods:    true,                             // no spanning tree in the RTL
 		})
