@@ -107,7 +107,12 @@ func (b *Bench) Send(port string, frame []byte, opts ...SendOption) *Sent {
 func (b *Bench) Packet(ls ...gopacket.SerializableLayer) []byte {
 	b.t.Helper()
 	buf := gopacket.NewSerializeBuffer()
-	if err := roce.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	serialize := gopacket.SerializeLayers
+	if slices.ContainsFunc(ls, func(l gopacket.SerializableLayer) bool { return l.LayerType() == roce.LayerTypeBTH }) {
+		serialize = roce.SerializeLayers // the ICRC needs the finished headers
+	}
+	if err := serialize(buf, opts, ls...); err != nil {
 		b.fatal("Packet", "%v", err)
 	}
 	return bytes.Clone(buf.Bytes())

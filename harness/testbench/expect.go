@@ -100,7 +100,8 @@ func (b *Bench) check(call string, want Match) {
 // such frames; here the golden model checks every frame anyway, and
 // Count or Out read a port's frames in any order). A failure reports
 // the port, the cycle, the fields that differ, both frames in hex and a
-// pcapng of the port's last frames, and stops the test.
+// pcapng of the port's last frames, and stops the test; the frame that
+// failed counts as claimed.
 func (b *Bench) Expect(port string, want Match, opts ...ExpectOption) Received {
 	b.t.Helper()
 	call := fmt.Sprintf("Expect(%q, %v)", port, want)
@@ -284,6 +285,7 @@ func (b *Bench) failFrame(call string, l *portLog, i int, want Match, diffs []sc
 	fmt.Fprintf(&w, "  got  (%d bytes, bad=%t):\n%s", len(f.Data), f.Bad, scoreboard.HexAround(f.Data, off))
 	b.neighbourhood(&w, l, l.frames[max(0, i-keepBefore):i], &f, wantData, f.Cycle)
 	fmt.Fprintf(&w, "  seed %d; rerun: %s", b.seed, b.Rerun())
+	b.claim(l, i) // judged: a bench that goes on (a subtest's) starts after it
 	b.t.Fatalf("%s", w.String())
 }
 
