@@ -84,6 +84,7 @@ const (
 	jobRecord                  // write a frame to its link's pcapng
 	jobSync                    // answer whether nothing is outstanding
 	jobCSRWrite                // a CSRGolden hears a write: seq the address, last the data, at cycle
+	jobMemWrite                // a MemGolden hears a host memory write: last the address
 )
 
 // queued is how many batches the checker may fall behind before the run
@@ -182,6 +183,10 @@ func (c *checker) do(j *job) {
 	case jobCSRWrite:
 		if g, ok := j.n.golden.(CSRGolden); ok {
 			g.CSRWrite(j.seq, uint32(j.last), j.cycle)
+		}
+	case jobMemWrite:
+		if g, ok := j.n.golden.(MemGolden); ok {
+			g.MemWrite(j.last, j.data, j.cycle)
 		}
 	}
 }

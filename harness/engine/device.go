@@ -86,6 +86,14 @@ func configWrites(file string, m scenario.Model, top Top) ([]cosim.CSR, error) {
 	return w, nil
 }
 
+// MemGolden is a golden model whose DUT reaches host memory (a NIC): it
+// hears every host memory write made from outside during a run (a
+// Session's Access), with the cycle it is made at, before anything the
+// DUT does from then on.
+type MemGolden interface {
+	MemWrite(addr uint64, data []byte, cycle uint64)
+}
+
 // GoldenEnv is what a golden model may need to know about its DUT's run:
 // the backpressure its outputs see (cosim.SinkReady) and how it was built.
 type GoldenEnv struct {

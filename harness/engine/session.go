@@ -51,6 +51,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 // its replies are routed; a frame sent now may arrive from here on.
 func (s *Session) Cycle() uint64 { return s.r.cycle }
 
+// ClockHz is the scenario's clock, which converts cycles to time.
+func (s *Session) ClockHz() uint64 { return clockHz(s.r.sc) }
+
 // Lookahead is the longest window the session runs at once.
 func (s *Session) Lookahead() uint64 { return s.r.window }
 
@@ -79,6 +82,25 @@ func (s *Session) Width(model string) int {
 		return n.width
 	}
 	return 0
+}
+
+// Configure sets a model up before anything runs, as a workload does
+// (WorkloadSetup): f may add CSR writes to its first window (one a cycle
+// from cycle 0, after the scenario's own), host memory written before its
+// first cycle, and configure its golden model alike. It fails once a
+// window has run: a golden model sets itself up as reset leaves it then.
+func (s *Session) Configure(model string, f func(*SetupModel) error) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if s.r.sentWindows > 0 {
+		return fmt.Errorf("model %s: configure it before anything runs (the session is at cycle %d)", model, s.r.front)
+	}
+	n := s.r.byName[model]
+	if n == nil {
+		return fmt.Errorf("no model %q", model)
+	}
+	return f(&SetupModel{Spec: n.spec, Top: n.top, Golden: n.golden, n: n})
 }
 
 // Idle reports whether the run has nothing left to do for now: every
@@ -162,7 +184,8 @@ type AccessReply struct {
 // that cycle and in force from the next (a golden model that hears
 // writes, CSRGolden, hears it with that cycle before anything the DUT
 // takes from then on); the reads in a window long enough for each to be
-// answered; memory in a window of no cycles. Every model runs those
+// answered; memory in a window of no cycles, a golden model that keeps
+// host memory (MemGolden) hearing the writes. Every model runs those
 // cycles.
 func (s *Session) Access(ctx context.Context, model string, a Access) (AccessReply, error) {
 	var rep AccessReply
@@ -271,6 +294,9 @@ func (r *run) buildSession(start, end uint64, batch []job) []job {
 		at := start + uint64(len(n.window.CSRWrites))
 		for i, w := range a.CSRWrites {
 			batch = append(batch, job{kind: jobCSRWrite, n: n, seq: w.Addr, last: uint64(w.Data), cycle: at + uint64(i)})
+		}
+		for _, m := range a.MemWrites {
+			batch = append(batch, job{kind: jobMemWrite, n: n, last: m.Addr, data: m.Data, cycle: start})
 		}
 		n.window.CSRWrites = append(slices.Clip(n.window.CSRWrites), a.CSRWrites...)
 		n.window.CSRReads = a.CSRReads

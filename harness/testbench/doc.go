@@ -142,15 +142,23 @@
 //	AxiLiteMaster.write / read                    b.WriteCSR / b.ReadCSR, by register name
 //	results.xml (JUnit)                           go test's output (go test -json for tools)
 //
+// # A NIC's host
+//
+// A NIC model (top "nic") has a host behind it: SetUpNIC gives it its
+// address, memory regions and queue pairs (nicdev.Setup, as ibv_modify_qp
+// would) before anything runs, written into the DUT over the CSR bus and
+// into its golden model alike; then the test is its host:
+//
+//	nic0 := b.SetUpNIC("nic0", setup)
+//	nic0.PostSend(qpn, rc.WorkRequest{ID: 1, Op: rc.OpWrite, ...})   // a command record on nic0.in1
+//	nic0.PostRecv(qpn, rc.RecvRequest{...})
+//	c := nic0.ExpectCompletion(rc.Completion{QPN: qpn, ID: 1, Op: rc.OpWrite, Bytes: n}, testbench.Within(20_000))
+//	got := nic0.ReadMemory(addr, n); nic0.WriteMemory(addr, data)     // the golden model's memory takes the write too
+//
 // # Not yet
 //
-// NIC host operations (post work requests on in1, read completions on
-// out1, read and write host memory) are not wrapped here yet: the engine's
-// Session moves host memory (engine.Access) and a test can Send command
-// records (golden/nic's record codec) on "nic.in1" and read completions
-// with Expect or Out on "nic.out1", but the NIC's golden model is set up
-// only by an [[rdma]] workload (harness/device/nicdev, Golden.Configure).
-// A user's own RTL becomes a model through sim/build.mk; its golden model
-// registers with engine.Register from the user's package, as
-// harness/device/switchdev does.
+// A user's own RTL becomes a model through sim/build.mk (make build), not
+// yet through a command of its own; its golden model registers with
+// engine.Register from the user's package, as harness/device/switchdev
+// does, and a bench then starts it by name like any other.
 package testbench
