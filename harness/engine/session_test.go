@@ -130,4 +130,4 @@ func TestSessionSends(t *testing.T) {
 type observer struct{ emitted func(cosim.Frame) }
 
 func (o observer) Accepted(string, int, uint64, uint64, []byte) {}
-func (o observer) Emitted(_ string, f cosim.Frame)             { o.emitted(f) }
+func (o observer) Emitted(_ string, f cosim.Frame)              { o.emitted(f) }
