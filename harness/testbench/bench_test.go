@@ -404,3 +404,21 @@ func psnOffset(t *testing.T, f []byte) int {
 	t.Fatal("no BTH")
 	return 0
 }
+
+// A scenario file, its models' csr tables written before anything the
+// test does (and heard by the golden model), the output directory kept
+// under $COSIM_TB_OUT.
+func TestFromFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sw.toml")
+	require.NoError(t, os.WriteFile(path, []byte("name = \"from-file\"\ncycles = 100_000\n[[model]]\nname = \"sw\"\ntop = \"switch4\"\ndata_width = 64\n[model.csr]\nMTU = 100\n"), 0o644))
+	keep := t.TempDir()
+	t.Setenv(tb.OutEnv, keep)
+	b := tb.FromFile(t, path)
+	assert.Equal(t, filepath.Join(keep, "TestFromFile"), b.Dir())
+	assert.Equal(t, uint32(100), b.ReadCSR("sw.MTU"))
+	b.Send("sw.in0", make([]byte, 101)) // above the MTU: dropped, counted
+	b.RunUntilIdle(1000)
+	assert.Equal(t, uint32(1), b.ReadCSR("sw.port0.drop_oversize"))
+	assert.True(t, b.Finish().Pass)
+	assert.FileExists(t, filepath.Join(keep, "TestFromFile", "summary.json"))
+}
