@@ -78,11 +78,13 @@ var noteText = [...]string{
 type jobKind uint8
 
 const (
-	jobAccept  jobKind = iota // feed the golden model; expect its outputs
-	jobAdvance                // a window ended: expect a timed golden model's outputs
-	jobObserve                // check a DUT output on the scoreboard
-	jobRecord                 // write a frame to its link's pcapng
-	jobSync                   // answer whether nothing is outstanding
+	jobAccept   jobKind = iota // feed the golden model; expect its outputs
+	jobAdvance                 // a window ended: expect a timed golden model's outputs
+	jobObserve                 // check a DUT output on the scoreboard
+	jobRecord                  // write a frame to its link's pcapng
+	jobSync                    // answer whether nothing is outstanding
+	jobCSRWrite                // a CSRGolden hears a write: seq the address, last the data, at cycle
+	jobMemWrite                // a MemGolden hears a host memory write: last the address
 )
 
 // queued is how many batches the checker may fall behind before the run
@@ -154,12 +156,18 @@ func (c *checker) do(j *job) {
 		// The cause reads "icrc.in0 #17"; the scoreboard builds that text
 		// only for a report, not for every frame.
 		for _, o := range j.n.golden.Accept(int(j.port), j.cycle, j.last, j.data, j.bad) {
+			if j.n.unchecked[o.Port] {
+				continue
+			}
 			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
 				Data: o.Data, Bad: o.Bad, Cause: j.n.inNames[j.port], CauseSeq: j.seq, HasCauseSeq: true,
 				Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
 	case jobAdvance:
 		for _, o := range j.n.golden.Advance(j.cycle) {
+			if j.n.unchecked[o.Port] {
+				continue
+			}
 			c.sb.Expect(scoreboard.Stream{Model: j.n.name, Port: o.Port, Sub: o.Sub}, scoreboard.Expected{
 				Data: o.Data, Bad: o.Bad, Cause: j.n.goldenCause, Cycle: o.Cycle, HasCycle: o.HasCycle})
 		}
@@ -172,6 +180,14 @@ func (c *checker) do(j *job) {
 		c.sb.Observe(st, scoreboard.Frame{Cycle: j.cycle, Data: j.data, Bad: j.bad})
 	case jobSync:
 		c.sync <- c.sb.Outstanding() == 0
+	case jobCSRWrite:
+		if g, ok := j.n.golden.(CSRGolden); ok {
+			g.CSRWrite(j.seq, uint32(j.last), j.cycle)
+		}
+	case jobMemWrite:
+		if g, ok := j.n.golden.(MemGolden); ok {
+			g.MemWrite(j.last, j.data, j.cycle)
+		}
 	}
 }
 

@@ -94,6 +94,14 @@ func configWrites(file string, m scenario.Model, top Top) ([]cosim.CSR, error) {
 	return w, nil
 }
 
+// MemGolden is a golden model whose DUT reaches host memory (a NIC): it
+// hears every host memory write made from outside during a run (a
+// Session's Access), with the cycle it is made at, before anything the
+// DUT does from then on.
+type MemGolden interface {
+	MemWrite(addr uint64, data []byte, cycle uint64)
+}
+
 // GoldenEnv is what a golden model may need to know about its DUT's run:
 // the backpressure its outputs see (cosim.SinkReady) and how it was built.
 type GoldenEnv struct {
@@ -115,6 +123,9 @@ type Top struct {
 	// Registers are the configuration registers a scenario may set by
 	// name (scenario.Model.CSR).
 	Registers map[string]uint32
+	// ReadOnly are registers a test may read by name but not set
+	// (identification, shape).
+	ReadOnly map[string]uint32
 	// MaxFrame is the longest frame its inputs take, in bytes (0: no
 	// limit): workloads check their path MTU against it.
 	MaxFrame int

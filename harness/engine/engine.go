@@ -12,6 +12,7 @@
 // time model; the files here are:
 //
 //	engine.go    Config, Run
+//	session.go   Session: a run stepped from outside (harness/testbench)
 //	topology.go  the scenario resolved into models, links, sources and taps
 //	models.go    starting, stepping and stopping the model processes
 //	loop.go      the run loop: how long the next window is, when the run ends
@@ -89,6 +90,23 @@ type Config struct {
 	// even in open loop (for tests and studies; the results are the
 	// same). See policy.go.
 	NoPipeline bool
+	// Unchecked names output ports ("sw.out2") whose frames the
+	// scoreboard does not check: neither the golden model's predictions
+	// there nor the DUT's frames (a test that checks them its own way).
+	Unchecked []string
+	// Observer, when set, hears every frame a model accepts and emits, on
+	// the run loop (a Session's test bench).
+	Observer Observer
+}
+
+// Observer hears what the models do, on the run loop, as their replies
+// are routed. Data is not changed and may be kept.
+type Observer interface {
+	// Accepted: the model took data on input port, its first and last
+	// beats at those cycles.
+	Accepted(model string, port int, first, last uint64, data []byte)
+	// Emitted: the model sent f out of output port f.Port.
+	Emitted(model string, f cosim.Frame)
 }
 
 // Run runs the scenario to completion and returns its summary. The error
@@ -107,7 +125,16 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return notStarted(cfg, err)
 	}
 	start := time.Now()
-	runErr := r.loop(ctx)
+	runErr := r.begin(ctx)
+	if runErr == nil {
+		runErr = r.loop(ctx)
+	}
+	return r.end(ctx, start, runErr)
+}
+
+// end judges a run whose loop has ended (runErr says how), stops its
+// models and writes its results; a Session ends the same way.
+func (r *run) end(ctx context.Context, start time.Time, runErr error) (*Summary, error) {
 	if ctx.Err() != nil {
 		// Whatever a model or the loop said of it, the run was stopped
 		// from outside: that is the one thing to report.
@@ -131,8 +158,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		// an interruption) never saw its end, and reports only what it saw.
 		r.sb.Drain(r.cycle)
 	}
-	if runErr == nil && cfg.Live != nil {
-		runErr = cfg.Live.Err()
+	if runErr == nil && r.cfg.Live != nil {
+		runErr = r.cfg.Live.Err()
 	}
 	r.closeModels()
 	for _, s := range r.sources {

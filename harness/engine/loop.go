@@ -7,25 +7,30 @@ import (
 	"time"
 )
 
+// begin starts the models and settles how the run steps them.
+func (r *run) begin(ctx context.Context) error {
+	if err := r.start(ctx); err != nil {
+		return err
+	}
+	r.started()
+	r.window = r.lookahead()
+	r.pol = r.policy(r.window)
+	r.progress = newProgress(r.cfg.Progress)
+	return nil
+}
+
 // loop runs windows until every source is exhausted, nothing is in flight
 // and every expected frame came out, or until a limit. It decides where
 // each window ends (nextWindow); the policy decides how the windows go to
 // the models (policy.go).
 func (r *run) loop(ctx context.Context) error {
-	if err := r.start(ctx); err != nil {
-		return err
-	}
-	r.started()
-	lookahead := r.lookahead()
-	pol := r.policy(lookahead)
-	progress := newProgress(r.cfg.Progress)
-	p := pacer{lookahead: lookahead, drain: drainWindow}
+	p := pacer{lookahead: r.window, drain: drainWindow}
 	for {
 		end, limit, ok, err := r.nextWindow(ctx, &p)
 		if !ok || err != nil {
 			return err
 		}
-		if err := r.runWindows(ctx, pol, end, limit, progress); err != nil {
+		if err := r.runWindows(ctx, r.pol, end, limit, r.progress); err != nil {
 			return err
 		}
 	}
@@ -288,6 +293,11 @@ func (r *run) left() string {
 // workload will give, if any will.
 func (r *run) nextSource() (uint64, bool) {
 	next, more := r.nextTap()
+	if r.session {
+		if c, ok := r.nextInjected(); ok && (!more || c < next) {
+			next, more = c, true
+		}
+	}
 	for _, s := range r.sources {
 		if c, ok := s.nextCycle(); ok && (!more || c < next) {
 			next, more = c, true

@@ -35,6 +35,13 @@ func (r *run) start(ctx context.Context) error {
 			names = append(names, tp.name+"->"+tp.in.in())
 		}
 	}
+	if r.session {
+		for _, n := range r.nodes {
+			for p := range n.top.In {
+				names = append(names, "test->"+portRef{n.name, p}.in())
+			}
+		}
+	}
 	if len(names) > math.MaxUint16 { // jobs number the files in 16 bits
 		return fmt.Errorf("%s: %d links, sources and outputs to capture: at most %d", r.sc.File, len(names), math.MaxUint16)
 	}
@@ -75,6 +82,12 @@ func (r *run) start(ctx context.Context) error {
 		if tp.hasIn {
 			tp.pcap = ifaces[k]
 			k++
+		}
+	}
+	if r.session {
+		for _, n := range r.nodes {
+			n.injectPcap = ifaces[k : k+n.top.In]
+			k += n.top.In
 		}
 	}
 	return r.parallel(func(n *node) error {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,15 @@ type run struct {
 
 	clock
 	tally
+
+	// window is the lookahead, pol how windows go to the models and
+	// progress the status line (begin sets them).
+	window   uint64
+	pol      policy
+	progress *progress
+	// session: the run is a Session's, which sends frames and accesses
+	// from outside.
+	session bool
 }
 
 // topology is what the scenario resolved into: models, the links between
@@ -106,6 +116,15 @@ type node struct {
 	// port, and how late those frames reach them.
 	pausers   map[int][]pauser
 	workloads []Workload // the workloads that drive this model
+	// unchecked marks the output ports whose frames the scoreboard does
+	// not check (Config.Unchecked): neither the DUT's nor golden's.
+	unchecked []bool
+	// Session only: frames sent from outside, by arrival cycle, not yet
+	// in a window, and the pcapng of each input port that records them;
+	// the host accesses of the next window.
+	inject     []cosim.Frame
+	injectPcap []int
+	access     *Access
 }
 
 func newRun(cfg Config) (_ *run, err error) {
@@ -147,6 +166,13 @@ func newRun(cfg Config) (_ *run, err error) {
 	}
 	if err := r.checkLoops(); err != nil {
 		return nil, err
+	}
+	for _, ref := range cfg.Unchecked {
+		n, p, err := r.outPort(ref)
+		if err != nil {
+			return nil, fmt.Errorf("unchecked port: %w", err)
+		}
+		n.unchecked[p] = true
 	}
 	srcs, srcErrs := r.makeSources()
 	defer func() {
@@ -212,6 +238,7 @@ func (r *run) addModels() error {
 			n.inNames = append(n.inNames, portRef{m.Name, p}.in())
 		}
 		n.goldenCause = "golden " + m.Name
+		n.unchecked = make([]bool, top.Out)
 		if n.config, err = configWrites(sc.File, m, top); err != nil {
 			return err
 		}
@@ -282,6 +309,48 @@ func (r *run) checkPort(p portRef, in bool, key string) error {
 		return &ScenarioError{r.sc.KeyError(key, "%s: top %s has %d %sput ports", name, n.top.Name, limit, dir)}
 	}
 	return nil
+}
+
+// outPort resolves an output port named as scenarios name it, "sw.out2".
+func (r *run) outPort(ref string) (*node, int, error) {
+	n, p, in, err := r.port(ref)
+	if err == nil && in {
+		err = fmt.Errorf("%s is an input port", ref)
+	}
+	return n, p, err
+}
+
+// port resolves a port named as scenarios name it: "sw.in0" or "sw.out2".
+func (r *run) port(ref string) (n *node, port int, in bool, err error) {
+	model, rest, ok := strings.Cut(ref, ".")
+	var num string
+	switch {
+	case !ok:
+	case strings.HasPrefix(rest, "in"):
+		in, num = true, rest[2:]
+	case strings.HasPrefix(rest, "out"):
+		num = rest[3:]
+	}
+	p, perr := strconv.Atoi(num)
+	if num == "" || perr != nil || p < 0 || strconv.Itoa(p) != num {
+		return nil, 0, false, fmt.Errorf("%q is no port: ports are named model.inN or model.outN", ref)
+	}
+	n = r.byName[model]
+	if n == nil {
+		names := make([]string, 0, len(r.nodes))
+		for _, m := range r.nodes {
+			names = append(names, m.name)
+		}
+		return nil, 0, false, fmt.Errorf("%s: no model %q (the models: %s)", ref, model, strings.Join(names, ", "))
+	}
+	limit, dir := n.top.Out, "out"
+	if in {
+		limit, dir = n.top.In, "in"
+	}
+	if p >= limit {
+		return nil, 0, false, fmt.Errorf("%s: top %s has %d %sput ports (%s.%s0..%s.%s%d)", ref, n.top.Name, limit, dir, model, dir, model, dir, limit-1)
+	}
+	return n, p, in, nil
 }
 
 // PcapName is the file a link's frames go to: "icrc.out0->icrc.in1" is

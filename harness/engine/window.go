@@ -93,6 +93,9 @@ func (r *run) build(end, limit uint64) *window {
 		n := l.toNode
 		n.window.Frames = l.deliver(end, n.window.Frames)
 	}
+	if r.session {
+		batch = r.buildSession(start, end, batch)
+	}
 	for _, n := range r.nodes {
 		for _, w := range n.workloads {
 			n.window.Frames = w.Due(n.name, end, n.window.Frames)
@@ -176,6 +179,9 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 		f := q.Pop()
 		batch = r.check.flush(append(batch, job{kind: jobAccept, n: n, port: a.Port, seq: a.Seq, cycle: a.Cycle,
 			last: a.LastCycle, data: f.Data, bad: f.Bad}))
+		if r.cfg.Observer != nil {
+			r.cfg.Observer.Accepted(n.name, int(a.Port), a.Cycle, a.LastCycle, f.Data)
+		}
 	}
 	batch = append(batch, job{kind: jobAdvance, n: n, cycle: end})
 	for _, f := range rep.Frames {
@@ -189,7 +195,12 @@ func (r *run) route(n *node, end uint64, batch []job) ([]job, error) {
 		for _, w := range n.workloads {
 			w.Emitted(n.name, int(f.Port), f.Data, f.LastCycle) // a host reads it
 		}
-		batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
+		if r.cfg.Observer != nil {
+			r.cfg.Observer.Emitted(n.name, f)
+		}
+		if !n.unchecked[f.Port] {
+			batch = append(batch, job{kind: jobObserve, n: n, port: f.Port, cycle: f.Cycle, data: f.Data, bad: f.Bad})
+		}
 		rec := job{kind: jobRecord, cycle: f.Cycle, data: f.Data}
 		if l := n.links[int(f.Port)]; l != nil {
 			fault, out := l.send(f.LastCycle, f.Data)

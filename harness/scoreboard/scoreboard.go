@@ -428,6 +428,11 @@ func firstDiff(want *Expected, got Frame) int {
 	return n
 }
 
+// HexAround shows a frame as reports do: up to 64 bytes in hex from the
+// 16-byte line that holds offset off (the first difference), real offsets
+// on the left.
+func HexAround(b []byte, off int) string { return dumpAround(b, off) }
+
 // dumpAround shows up to 64 bytes from the 16-byte line holding off.
 func dumpAround(b []byte, off int) string {
 	start := off &^ 15

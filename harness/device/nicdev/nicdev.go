@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
@@ -34,6 +35,34 @@ type Setup struct {
 	MRs  []rc.MemoryRegion // MR slot m holds MRs[m]
 	QPs  []rc.QPConfig     // QP slot q holds QPs[q]
 	Init []MemBlock        // written before traffic, to the DUT (MEM_WRITE) and to golden
+}
+
+// CSRWrites is the setup as the DUT takes it over the CSR bus: the node,
+// then the memory regions, the QPs last (a QP loads when its state is
+// written).
+func (s *Setup) CSRWrites() ([]cosim.CSR, error) {
+	var out []cosim.CSR
+	add := func(ws []nic.CSRWrite) {
+		for _, w := range ws {
+			out = append(out, cosim.CSR{Addr: w.Addr, Data: w.Data})
+		}
+	}
+	ws, err := nic.NodeConfigWrites(s.Node)
+	if err != nil {
+		return nil, err
+	}
+	add(ws)
+	for m, mr := range s.MRs {
+		add(nic.MRWrites(m, mr))
+	}
+	for q, c := range s.QPs {
+		ws, err := nic.QPConfigWrites(q, c, s.Node.ClockHz)
+		if err != nil {
+			return nil, err
+		}
+		add(ws)
+	}
+	return out, nil
 }
 
 // MemBlock is a run of host memory bytes at an address.
@@ -187,6 +216,13 @@ func completionSub(rec []byte) string {
 		return "qp ?"
 	}
 	return fmt.Sprintf("qp 0x%06x", binary.LittleEndian.Uint32(rec[4:8])&0xFFFFFF)
+}
+
+// MemWrite mirrors a write a test makes to the DUT's host memory during a
+// run (engine.MemGolden).
+func (g *Golden) MemWrite(addr uint64, data []byte, _ uint64) {
+	g.reset()
+	g.mem.Write(addr, data)
 }
 
 // Timed is the golden node with the RTL's timing, nil until configured.

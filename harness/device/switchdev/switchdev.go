@@ -2,7 +2,8 @@
 // sim/tops/switch_top.sv) with the engine as the tops switch4 and switch8,
 // and drives its golden model, golden/ethswitch: the cycle model of the RTL,
 // which decides each frame the cycle after its last beat and emits frames
-// as the windows pass, under the same output backpressure as the DUT.
+// as the windows pass, under the same output backpressure as the DUT, each
+// with the cycle its first beat must leave.
 package switchdev
 
 import (
@@ -52,7 +53,9 @@ func (g *switchGolden) Advance(until uint64) []engine.Output {
 	g.outs = g.m.AppendOutputs(g.outs[:0])
 	g.out = g.out[:0]
 	for _, o := range g.outs {
-		g.out = append(g.out, engine.Output{Port: o.Port, Data: o.Frame})
+		// The model is cycle-exact (switch_timing_test.go holds it to the
+		// RTL): the scoreboard checks the cycle each frame leaves too.
+		g.out = append(g.out, engine.Output{Port: o.Port, Data: o.Frame, Cycle: o.First, HasCycle: true})
 	}
 	return g.out
 }
@@ -109,6 +112,7 @@ func init() {
 			Golden:    newSwitchGolden(ports),
 			Counters:  ethswitch.CounterAddrs(ports),
 			Registers: switchRegisters(),
+			ReadOnly:  map[string]uint32{"ID": ethswitch.AddrID, "SHAPE": ethswitch.AddrShape},
 			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
 			Floods:    true,                             // no spanning tree in the RTL
 		})

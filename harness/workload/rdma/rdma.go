@@ -273,32 +273,6 @@ func (s *rdmaSide) addr(a, q, slot int) uint64 {
 	return s.base + ((uint64(a)*uint64(len(s.qps))+uint64(q))*uint64(s.slots)+uint64(slot))*s.stride
 }
 
-// configWrites is the side's setup as CSR writes, QPs loaded last.
-func (s *rdmaSide) configWrites() ([]cosim.CSR, error) {
-	var out []cosim.CSR
-	add := func(ws []nic.CSRWrite) {
-		for _, w := range ws {
-			out = append(out, cosim.CSR{Addr: w.Addr, Data: w.Data})
-		}
-	}
-	ws, err := nic.NodeConfigWrites(s.setup.Node)
-	if err != nil {
-		return nil, err
-	}
-	add(ws)
-	for m, mr := range s.setup.MRs {
-		add(nic.MRWrites(m, mr))
-	}
-	for q, c := range s.setup.QPs {
-		ws, err := nic.QPConfigWrites(q, c, s.setup.Node.ClockHz)
-		if err != nil {
-			return nil, err
-		}
-		add(ws)
-	}
-	return out, nil
-}
-
 // begin schedules the first posts at cycle start: receives for the
 // peer's first messages, then up to outstanding sends per QP.
 func (x *rdma) begin(start uint64) {

@@ -88,7 +88,7 @@ func setup(ws *engine.WorkloadSetup) ([]engine.Workload, error) {
 				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
 			}
 			s.golden = g
-			csr, err := s.configWrites()
+			csr, err := s.setup.CSRWrites()
 			if err != nil {
 				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
 			}

@@ -3,29 +3,30 @@
 package tb_test
 
 // Smoke tests of the Ethernet switch model (sim/tops/switch_top.sv around
-// rtl/switch/eth_switch.sv) through its real model program: registers,
-// flooding with the pipeline latency, learning, a runt drop, PFC pause and
-// a few counters. The cycle-exact check of everything against the golden
-// model is switch_timing_test.go; this only proves the model is wired up and
-// keeps its headline timing (rtl/switch/README.md).
+// rtl/switch/eth_switch.sv) through its real model program, written with
+// the public test bench (harness/testbench): registers, flooding with the
+// pipeline latency, learning, a runt drop, PFC pause and a few counters.
+// Under every expectation the bench checks each frame and, at the end,
+// each counter against the golden model (golden/ethswitch); the cycles
+// are the tests' own (LeavesAt), from rtl/switch/README.md. The
+// cycle-exact check of everything against the golden model is
+// switch_timing_test.go; this proves the model is wired up and keeps its
+// headline timing.
 //
-// The models are built by make build (switch4_64, switch4_512); a
-// missing one skips the test, or fails it under COSIM_REQUIRE_MODELS=1.
+// The models are built by make build (switch4_64, switch4_512, switch8_64);
+// a missing one skips the test, or fails it under COSIM_REQUIRE_MODELS=1.
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/cosim/modeltest"
+	"github.com/rocesim/cosim/golden/checksum"
+	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
 // Timing constants of rtl/switch/README.md and eth_switch.sv.
@@ -35,39 +36,13 @@ const (
 	switchQueues  = 8
 )
 
-// Registers and counters (rtl/switch/README.md, CSR map).
+// CTRL bits (rtl/switch/README.md, CSR map).
 const (
-	swRegID     = 0x0000
-	swRegShape  = 0x0004
-	swRegCtrl   = 0x0010
+	swCtrlDRR   = 1 << 0
+	swCtrlEcn   = 1 << 1
+	swCtrlPfcTx = 1 << 2
 	swCtrlPfcRx = 1 << 3
-
-	swCntRxFrames = 0
-	swCntRxBytes  = 1
-	swCntTxFrames = 2
-	swCntTxBytes  = 3
-	swCntDropRunt = 4
-	swCntRxPfc    = 9
 )
-
-func swCounterAddr(port, n int) uint32 { return uint32(0x1000 + 0x100*port + 4*n) }
-
-// switchModel returns the path of model name, skipping (or failing under
-// COSIM_REQUIRE_MODELS=1) when it is not built.
-func switchModel(t *testing.T, name string) string {
-	t.Helper()
-	path := filepath.Join(modeltest.Dir(modeltest.DirEnv), name, "Vswitch_top")
-	modeltest.NeedBinary(t, path)
-	return path
-}
-
-// swRun is one switch model and everything it has answered so far.
-type swRun struct {
-	t       *testing.T
-	m       *cosim.Model
-	accepts map[[2]uint32]cosim.Accept // by (input port, seq)
-	out     [][]cosim.Frame            // frames out, per output port
-}
 
 // switchModels are the 4-port switch's models the block tests run.
 var switchModels = []struct {
@@ -75,113 +50,46 @@ var switchModels = []struct {
 	width int
 }{{"switch4_64", 64}, {"switch4_512", 512}}
 
-func startSwitch(t *testing.T, name string, width int) *swRun {
-	t.Helper()
-	return startSwitchPorts(t, name, switchPorts, width)
-}
+// The ports of a switch bench of n ports, named "sw".
+func swIn(p int) string  { return fmt.Sprintf("sw.in%d", p) }
+func swOut(p int) string { return fmt.Sprintf("sw.out%d", p) }
 
-func startSwitchPorts(t *testing.T, name string, ports, width int) *swRun {
-	t.Helper()
-	m, err := cosim.Start(context.Background(), cosim.Config{
-		Name:     name,
-		Path:     switchModel(t, name),
-		Timeouts: cosim.Timeouts{Start: 10 * time.Second, Step: 20 * time.Second, Close: 5 * time.Second},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	h, err := m.Handshake(context.Background(), cosim.HelloAck{Seed: 1})
-	require.NoError(t, err)
-	require.EqualValues(t, ports, h.InPorts)
-	require.EqualValues(t, ports, h.OutPorts)
-	require.EqualValues(t, width, h.DataWidth)
-	return &swRun{t: t, m: m, accepts: map[[2]uint32]cosim.Accept{}, out: make([][]cosim.Frame, ports)}
-}
-
-// step runs one window and files its answers.
-func (r *swRun) step(w cosim.Window) cosim.Reply {
-	r.t.Helper()
-	rep, err := r.m.Step(context.Background(), w)
-	require.NoError(r.t, err)
-	for _, a := range rep.Accepts {
-		r.accepts[[2]uint32{uint32(a.Port), a.Seq}] = a
-	}
-	for _, f := range rep.Frames {
-		r.out[f.Port] = append(r.out[f.Port], f)
-	}
-	return rep
-}
-
-// drain runs windows until the switch is idle.
-func (r *swRun) drain() {
-	r.t.Helper()
-	for i := 0; ; i++ {
-		require.Less(r.t, i, 1000, "the switch drains")
-		if rep := r.step(cosim.Window{Target: r.m.Cycle() + 64}); !rep.Done.Busy {
-			return
+func swOuts(ports int, except ...int) []string {
+	var out []string
+	for p := range ports {
+		if !bytes.Contains(intBytes(except), []byte{byte(p)}) {
+			out = append(out, swOut(p))
 		}
 	}
+	return out
 }
 
-// send offers frames (Cycle relative to now), runs until the switch is idle
-// and returns each frame's ACCEPT.
-func (r *swRun) send(frames ...cosim.Frame) []cosim.Accept {
-	r.t.Helper()
-	now := r.m.Cycle()
-	last := now
-	for i := range frames {
-		frames[i].Cycle += now
-		last = max(last, frames[i].Cycle)
+func intBytes(v []int) []byte {
+	b := make([]byte, len(v))
+	for i, x := range v {
+		b[i] = byte(x)
 	}
-	r.step(cosim.Window{Target: last + 1, Frames: frames})
-	r.drain()
-	var acc []cosim.Accept
-	for _, f := range frames {
-		a, ok := r.accepts[[2]uint32{uint32(f.Port), f.Seq}]
-		require.True(r.t, ok, "port %d seq %d accepted", f.Port, f.Seq)
-		acc = append(acc, a)
-	}
-	return acc
+	return b
 }
 
-// csr applies writes, then answers reads, in one window long enough for
-// both (a write takes a cycle, a read two: latency 1, then the next access).
-func (r *swRun) csr(writes []cosim.CSR, reads ...uint32) []uint32 {
-	r.t.Helper()
-	rep := r.step(cosim.Window{
-		Target:    r.m.Cycle() + uint64(len(writes)+2*len(reads)+2),
-		CSRWrites: writes,
-		CSRReads:  reads,
-	})
-	require.Len(r.t, rep.CSRData, len(reads))
-	vals := make([]uint32, len(reads))
-	for i, c := range rep.CSRData {
-		vals[i] = c.Data
+// swQuiet is how long a switch test watches a port for frames that must
+// not come: longer than any frame the tests send takes through it.
+const swQuiet = 2048
+
+// swNothingElse wants no frame on any port that no expectation claimed.
+func swNothingElse(b *tb.Bench, ports int) {
+	for p := range ports {
+		b.ExpectNone(swOut(p), tb.Any(), 0)
 	}
-	return vals
 }
 
-// counters reads counters n of every port: [port][i] for ns[i].
-func (r *swRun) counters(ns ...int) [][]uint32 {
-	r.t.Helper()
-	var addrs []uint32
-	for p := range r.out {
-		for _, n := range ns {
-			addrs = append(addrs, swCounterAddr(p, n))
-		}
+// swCounters reads counter name of every port.
+func swCounters(b *tb.Bench, ports int, name string) []uint32 {
+	regs := make([]string, ports)
+	for p := range ports {
+		regs[p] = fmt.Sprintf("sw.port%d.%s", p, name)
 	}
-	vals := r.csr(nil, addrs...)
-	c := make([][]uint32, len(r.out))
-	for p := range c {
-		c[p] = vals[p*len(ns) : (p+1)*len(ns)]
-	}
-	return c
-}
-
-// takeOut returns and forgets the frames out of every port so far.
-func (r *swRun) takeOut() [][]cosim.Frame {
-	o := r.out
-	r.out = make([][]cosim.Frame, len(o))
-	return o
+	return b.ReadCSRs(regs...)
 }
 
 type swMAC [6]byte
@@ -232,50 +140,47 @@ func swPFCFrame(src swMAC, p int, quanta uint16) []byte {
 	return b
 }
 
+// startSwitch starts a switch model named sw on a bench of its own.
+func startSwitch(t *testing.T, model string) *tb.Bench {
+	return tb.Model(t, model, tb.Name("sw"))
+}
+
 func TestSwitchModelSmoke(t *testing.T) {
 	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startSwitch(t, tc.name, tc.width)
+			b := startSwitch(t, tc.name)
 
 			// ID and SHAPE.
-			v := r.csr(nil, swRegID, swRegShape)
+			v := b.ReadCSRs("sw.ID", "sw.SHAPE")
 			assert.Equal(t, uint32(0x53570001), v[0], "ID")
 			assert.Equal(t, uint32(switchPorts|switchQueues<<8|(tc.width/8)<<16), v[1], "SHAPE")
 
 			// An unknown destination floods from port 0 to 1..3, first
-			// beat LATENCY cycles after the last beat came in.
+			// beat LATENCY cycles after the last beat came in; nothing
+			// goes back to the ingress port.
 			fa := swEthFrame(swMacB, swMacA, 100)
-			acc := r.send(cosim.Frame{Port: 0, Cycle: 2, Data: fa})
-			out := r.takeOut()
-			assert.Empty(t, out[0], "nothing back to the ingress port")
-			for p := 1; p < switchPorts; p++ {
-				require.Len(t, out[p], 1, "flooded to port %d", p)
-				assert.Equal(t, fa, out[p][0].Data, "port %d data", p)
-				assert.False(t, out[p][0].Bad)
-				assert.Equal(t, acc[0].LastCycle+switchLatency, out[p][0].Cycle,
-					"port %d: first beat out LATENCY after the last beat in (last in %d)", p, acc[0].LastCycle)
-			}
+			s := b.Send(swIn(0), fa, tb.At(b.Now()+2))
+			b.RunUntil(s.Taken, 100)
+			b.ExpectEach(swOuts(switchPorts, 0), tb.Exact(fa), tb.LeavesAt(s.Last()+switchLatency))
+			b.ExpectNone(swOut(0), tb.Any(), swQuiet)
 
 			// The reply from port 2 to A goes only to port 0, where A
 			// was learned.
 			fb := swEthFrame(swMacA, swMacB, 64)
-			acc = r.send(cosim.Frame{Port: 2, Cycle: 1, Data: fb})
-			out = r.takeOut()
-			for p := 1; p < switchPorts; p++ {
-				assert.Empty(t, out[p], "port %d: the learned destination is not flooded", p)
+			s = b.Send(swIn(2), fb, tb.At(b.Now()+1))
+			b.RunUntil(s.Taken, 100)
+			b.Expect(swOut(0), tb.Exact(fb), tb.LeavesAt(s.Last()+switchLatency))
+			for _, p := range swOuts(switchPorts, 0) {
+				b.ExpectNone(p, tb.Any(), 0) // the learned destination is not flooded
 			}
-			require.Len(t, out[0], 1, "to the learned port 0")
-			assert.Equal(t, fb, out[0][0].Data)
-			assert.Equal(t, acc[0].LastCycle+switchLatency, out[0][0].Cycle)
 
 			// A runt (40 bytes) into port 1 is dropped and counted.
-			r.send(cosim.Frame{Port: 1, Cycle: 1, Data: swEthFrame(swMacBcast, swMacC, 40)})
-			out = r.takeOut()
+			b.Send(swIn(1), swEthFrame(swMacBcast, swMacC, 40), tb.At(b.Now()+1))
+			b.RunUntilIdle(swQuiet)
 			for p := range switchPorts {
-				assert.Empty(t, out[p], "port %d: the runt is dropped", p)
+				b.ExpectNone(swOut(p), tb.Any(), 0)
 			}
-			c := r.counters(swCntDropRunt)
-			assert.Equal(t, uint32(1), c[1][0], "drop_runt of port 1")
+			assert.Equal(t, uint32(1), b.ReadCSR("sw.port1.drop_runt"), "drop_runt of port 1")
 
 			// PFC into port 1 (with CTRL.pfc_rx) pauses queue 3 of egress
 			// 1 for quanta*512/width cycles from D+1: a priority-3 frame
@@ -283,41 +188,37 @@ func TestSwitchModelSmoke(t *testing.T) {
 			// D+N+2 = L+3+N; a priority-5 frame is not held.
 			const prio, quanta = 3, 40
 			n := uint64(quanta * 512 / tc.width)
-			r.csr([]cosim.CSR{{Addr: swRegCtrl, Data: swCtrlPfcRx}})
+			b.WriteCSR("sw.CTRL", swCtrlPfcRx)
 			f3 := swVLANFrame(swMacBcast, swMacD, prio, 100)
 			f5 := swVLANFrame(swMacBcast, swMacE, 5, 80)
-			acc = r.send(
-				cosim.Frame{Port: 1, Cycle: 1, Data: swPFCFrame(swMacC, prio, quanta)},
-				cosim.Frame{Port: 0, Cycle: 8, Data: f3},
-				cosim.Frame{Port: 3, Cycle: 8, Data: f5},
-			)
-			lp, l3, l5 := acc[0].LastCycle, acc[1].LastCycle, acc[2].LastCycle
+			now := b.Now()
+			sp := b.Send(swIn(1), swPFCFrame(swMacC, prio, quanta), tb.At(now+1))
+			s3 := b.Send(swIn(0), f3, tb.At(now+8))
+			s5 := b.Send(swIn(3), f5, tb.At(now+8))
+			b.RunUntil(func() bool { return sp.Taken() && s3.Taken() && s5.Taken() }, 1000)
+			lp, l3, l5 := sp.Last(), s3.Last(), s5.Last()
 			require.Less(t, l3+switchLatency, lp+switchLatency+n, "the priority-3 frame is decided inside the pause")
-			out = r.takeOut()
 			t.Logf("PFC last beat %d, N %d; priority 3 last beat %d, priority 5 last beat %d", lp, n, l3, l5)
-			for p := range switchPorts {
-				for _, f := range out[p] {
-					t.Logf("  out port %d: %d bytes, cycles %d..%d", p, len(f.Data), f.Cycle, f.LastCycle)
-				}
+			b.Expect(swOut(1), tb.Exact(f5), tb.LeavesAt(l5+switchLatency)) // priority 5 first, not paused
+			b.Expect(swOut(1), tb.Exact(f3), tb.LeavesAt(lp+switchLatency+n))
+			b.Expect(swOut(3), tb.Exact(f3), tb.LeavesAt(l3+switchLatency)) // priority 3 not paused elsewhere
+			b.Expect(swOut(0), tb.Exact(f5), tb.LeavesAt(l5+switchLatency))
+			first := b.Expect(swOut(2), tb.OneOf(tb.Exact(f3), tb.Exact(f5)))
+			other := f5
+			if bytes.Equal(first.Data, f5) {
+				other = f3
 			}
-			require.Len(t, out[1], 2, "port 1: both frames, the PFC frame consumed")
-			assert.Equal(t, f5, out[1][0].Data, "port 1: priority 5 first")
-			assert.Equal(t, l5+switchLatency, out[1][0].Cycle, "port 1: priority 5 not paused")
-			assert.Equal(t, f3, out[1][1].Data, "port 1: then priority 3")
-			assert.Equal(t, lp+switchLatency+n, out[1][1].Cycle, "port 1: priority 3 paused for N cycles")
-			require.Len(t, out[3], 1)
-			assert.Equal(t, f3, out[3][0].Data)
-			assert.Equal(t, l3+switchLatency, out[3][0].Cycle, "port 3: priority 3 not paused elsewhere")
-			require.Len(t, out[0], 1)
-			assert.Equal(t, f5, out[0][0].Data)
-			assert.Equal(t, l5+switchLatency, out[0][0].Cycle)
-			require.Len(t, out[2], 2, "port 2: both frames")
-			assert.ElementsMatch(t, [][]byte{f3, f5}, [][]byte{out[2][0].Data, out[2][1].Data})
+			b.Expect(swOut(2), tb.Exact(other), tb.Within(swQuiet))
+			b.RunUntilIdle(swQuiet)
+			swNothingElse(b, switchPorts) // the PFC frame is consumed
 
 			// Counters of every port.
-			c = r.counters(swCntRxFrames, swCntRxBytes, swCntTxFrames, swCntTxBytes, swCntDropRunt, swCntRxPfc)
 			type cnt struct{ rxFrames, rxBytes, txFrames, txBytes, runt, rxPfc uint32 }
-			got := func(p int) cnt { return cnt{c[p][0], c[p][1], c[p][2], c[p][3], c[p][4], c[p][5]} }
+			var c [6][]uint32
+			for i, name := range []string{"rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "drop_runt", "rx_pfc"} {
+				c[i] = swCounters(b, switchPorts, name)
+			}
+			got := func(p int) cnt { return cnt{c[0][p], c[1][p], c[2][p], c[3][p], c[4][p], c[5][p]} }
 			l := func(b ...[]byte) (n uint32) {
 				for _, x := range b {
 					n += uint32(len(x))
@@ -330,34 +231,14 @@ func TestSwitchModelSmoke(t *testing.T) {
 			assert.Equal(t, cnt{1, l(f5), 2, l(fa, f3), 0, 0}, got(3), "port 3")
 
 			// Counters are writable: write 0 to clear.
-			r.csr([]cosim.CSR{{Addr: swCounterAddr(1, swCntTxFrames), Data: 0}})
-			assert.Equal(t, []uint32{0, 3}, r.csr(nil, swCounterAddr(1, swCntTxFrames), swCounterAddr(2, swCntTxFrames)))
+			b.WriteCSR("sw.port1.tx_frames", 0)
+			assert.Equal(t, []uint32{0, 3}, b.ReadCSRs("sw.port1.tx_frames", "sw.port2.tx_frames"))
 
-			for p := range switchPorts {
-				assert.Empty(t, r.out[p])
-			}
-			require.NoError(t, r.m.Close(), "GOODBYE and a clean exit")
+			s2 := b.Finish() // GOODBYE and a clean exit; every frame and counter as golden says
+			assert.True(t, s2.Pass)
 		})
 	}
 }
-
-// More registers and counters.
-const (
-	swRegDefaultPrio = 0x001C
-	swRegPfcXoff     = 0x0020
-	swRegPfcXon      = 0x0024
-	swRegPfcQuanta   = 0x0028
-	swRegMacLo       = 0x0030
-	swRegMacHi       = 0x0034
-	swRegEcnK0       = 0x0080
-	swCtrlEcn        = 1 << 1
-	swCtrlPfcTx      = 1 << 2
-
-	swCntDropNoSlot = 7
-	swCntTxPfc      = 11
-	swCntDropTail0  = 16
-	swCntEcnMarked0 = 24
-)
 
 // swIPv4Frame is a frame of n bytes carrying an IPv4 header with a correct
 // checksum and the given TOS, untagged or with one VLAN tag (PCP 0).
@@ -376,20 +257,8 @@ func swIPv4Frame(dst, src swMAC, tos byte, tagged bool, n int) []byte {
 	ip[8], ip[9] = 64, 17
 	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
 	ip[10], ip[11] = 0, 0
-	binary.BigEndian.PutUint16(ip[10:], ^swIPSum(ip))
+	binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip))
 	return b
-}
-
-// swIPSum is the one's complement sum of the 16-bit words of h.
-func swIPSum(h []byte) uint16 {
-	var s uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		s += uint32(binary.BigEndian.Uint16(h[i:]))
-	}
-	for s>>16 != 0 {
-		s = s&0xffff + s>>16
-	}
-	return uint16(s)
 }
 
 // The ECN rewrite: with ECN_K[0] = 0 the second and third of three
@@ -399,34 +268,36 @@ func swIPSum(h []byte) uint16 {
 func TestSwitchModelECN(t *testing.T) {
 	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startSwitch(t, tc.name, tc.width)
-			r.csr([]cosim.CSR{{Addr: swRegCtrl, Data: swCtrlEcn}, {Addr: swRegEcnK0, Data: 0}})
+			b := startSwitch(t, tc.name)
+			b.WriteCSR("sw.CTRL", swCtrlEcn)
+			b.WriteCSR("sw.ECN_K0", 0)
 			in := [][]byte{
 				swIPv4Frame(swMacBcast, swMacA, 0x02, false, 200),
 				swIPv4Frame(swMacBcast, swMacA, 0x05, false, 200),
 				swIPv4Frame(swMacBcast, swMacA, 0xb9, true, 200),
 			}
-			r.send(cosim.Frame{Port: 1, Cycle: 1, Data: in[0]}, cosim.Frame{Port: 1, Cycle: 1, Data: in[1]},
-				cosim.Frame{Port: 1, Cycle: 1, Data: in[2]})
-			out := r.takeOut()
-			for _, p := range []int{0, 2, 3} {
-				require.Len(t, out[p], 3, "port %d", p)
-				assert.Equal(t, in[0], out[p][0].Data, "port %d: the first finds its queue empty", p)
-				for k := 1; k < 3; k++ {
-					got, want := out[p][k].Data, bytes.Clone(in[k])
-					o := 14
-					if k == 2 {
-						o = 18
-					}
-					want[o+1] |= 3
-					assert.Equal(t, uint16(0xffff), swIPSum(got[o:o+20]), "port %d frame %d: checksum verifies", p, k)
-					copy(want[o+10:o+12], got[o+10:o+12])
-					assert.Equal(t, want, got, "port %d frame %d: only TOS and checksum change", p, k)
-				}
+			for _, f := range in {
+				b.Send(swIn(1), f, tb.At(b.Now()+1))
 			}
-			c := r.counters(swCntEcnMarked0)
-			assert.Equal(t, []uint32{2, 0, 2, 2}, []uint32{c[0][0], c[1][0], c[2][0], c[3][0]}, "ecn_marked[0]")
-			require.NoError(t, r.m.Close())
+			// The first finds its queue empty; the others are marked CE,
+			// TOS and checksum changed, the checksum right for them.
+			marked := func(k int) tb.Match {
+				want := bytes.Clone(in[k])
+				o := 14
+				if k == 2 {
+					o = 18
+				}
+				want[o+1] |= 3
+				return tb.Ignoring(want, tb.IPv4Checksum)
+			}
+			for _, p := range []string{swOut(0), swOut(2), swOut(3)} {
+				b.Expect(p, tb.Exact(in[0]))
+				b.Expect(p, marked(1))
+				b.Expect(p, marked(2))
+			}
+			b.RunUntilIdle(swQuiet)
+			swNothingElse(b, switchPorts)
+			assert.Equal(t, []uint32{2, 0, 2, 2}, swCounters(b, switchPorts, "ecn_marked[0]"), "ecn_marked[0]")
 		})
 	}
 }
@@ -437,32 +308,29 @@ func TestSwitchModelECN(t *testing.T) {
 func TestSwitchModelPFCTx(t *testing.T) {
 	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startSwitch(t, tc.name, tc.width)
+			b := startSwitch(t, tc.name)
 			sw := swMAC{0x0e, 0x0f, 0x0a, 0x0b, 0x0c, 0x0d}
-			r.csr([]cosim.CSR{
-				{Addr: swRegCtrl, Data: swCtrlPfcTx}, {Addr: swRegPfcXoff, Data: 100}, {Addr: swRegPfcXon, Data: 50},
-				{Addr: swRegPfcQuanta, Data: 0x1234}, {Addr: swRegMacLo, Data: 0x0a0b0c0d}, {Addr: swRegMacHi, Data: 0x0e0f},
-				{Addr: swRegDefaultPrio, Data: 6},
-			})
-			f := swEthFrame(swMacBcast, swMacA, 200)
-			acc := r.send(cosim.Frame{Port: 2, Cycle: 1, Data: f})
-			out := r.takeOut()
-			l := acc[0].LastCycle
-			var z uint64
-			for _, p := range []int{0, 1, 3} {
-				require.Len(t, out[p], 1, "port %d", p)
-				assert.Equal(t, f, out[p][0].Data)
-				assert.Equal(t, l+switchLatency, out[p][0].Cycle)
-				z = max(z, out[p][0].LastCycle)
+			for _, w := range []struct {
+				reg string
+				v   uint32
+			}{{"CTRL", swCtrlPfcTx}, {"PFC_XOFF", 100}, {"PFC_XON", 50}, {"PFC_QUANTA", 0x1234},
+				{"SWITCH_MAC_LO", 0x0a0b0c0d}, {"SWITCH_MAC_HI", 0x0e0f}, {"DEFAULT_PRIO", 6}} {
+				b.WriteCSR("sw."+w.reg, w.v)
 			}
-			require.Len(t, out[2], 2, "XOFF and XON out of port 2")
-			assert.Equal(t, swPFCFrame(sw, 6, 0x1234), out[2][0].Data, "XOFF")
-			assert.Equal(t, l+switchLatency, out[2][0].Cycle, "XOFF")
-			assert.Equal(t, swPFCFrame(sw, 6, 0), out[2][1].Data, "XON")
-			assert.Equal(t, z+2, out[2][1].Cycle, "XON")
-			c := r.counters(swCntTxPfc, swCntTxFrames, swCntTxBytes)
-			assert.Equal(t, []uint32{2, 2, 120}, c[2], "port 2: tx_pfc, tx_frames, tx_bytes")
-			require.NoError(t, r.m.Close())
+			f := swEthFrame(swMacBcast, swMacA, 200)
+			s := b.Send(swIn(2), f, tb.At(b.Now()+1))
+			b.RunUntil(s.Taken, 1000)
+			l := s.Last()
+			var z uint64
+			for _, got := range b.ExpectEach([]string{swOut(0), swOut(1), swOut(3)}, tb.Exact(f), tb.LeavesAt(l+switchLatency)) {
+				z = max(z, got.LastCycle)
+			}
+			b.Expect(swOut(2), tb.Exact(swPFCFrame(sw, 6, 0x1234)), tb.LeavesAt(l+switchLatency)) // XOFF
+			b.Expect(swOut(2), tb.Exact(swPFCFrame(sw, 6, 0)), tb.LeavesAt(z+2))                  // XON
+			b.RunUntilIdle(swQuiet)
+			swNothingElse(b, switchPorts)
+			assert.Equal(t, []uint32{2, 2, 120}, b.ReadCSRs("sw.port2.tx_pfc", "sw.port2.tx_frames", "sw.port2.tx_bytes"),
+				"port 2: tx_pfc, tx_frames, tx_bytes")
 		})
 	}
 }
@@ -479,13 +347,14 @@ func swMACIndex(m swMAC) int {
 func TestSwitchModelTailDrop(t *testing.T) {
 	for _, tc := range switchModels {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startSwitch(t, tc.name, tc.width)
-			r.send(cosim.Frame{Port: 0, Cycle: 1, Data: swEthFrame(swMacBcast, swMacA, 64)})
-			r.takeOut()
+			b := startSwitch(t, tc.name)
+			b.Send(swIn(0), swEthFrame(swMacBcast, swMacA, 64), tb.At(b.Now()+1))
+			b.ExpectEach(swOuts(switchPorts, 0), tb.Any()) // A learned on port 0
 			// Sources that do not evict A from the direct-mapped table.
 			const each = 12
-			var in []cosim.Frame
+			in := map[string]bool{}
 			src := byte(0)
+			start := b.Now() + 1
 			for range each {
 				for p := 1; p < switchPorts; p++ {
 					s := swMAC{0x02, 0, 0, 0, 1, src}
@@ -493,27 +362,25 @@ func TestSwitchModelTailDrop(t *testing.T) {
 					}
 					src = s[5] + 1
 					d := swEthFrame(swMacA, s, 1500)
-					in = append(in, cosim.Frame{Port: uint16(p), Cycle: 1, Data: d})
+					in[string(d)] = true
+					b.Send(swIn(p), d, tb.At(start))
 				}
 			}
-			r.send(in...)
-			out := r.takeOut()
+			b.RunUntilIdle(100_000)
 			for p := 1; p < switchPorts; p++ {
-				assert.Empty(t, out[p], "port %d", p)
+				b.ExpectNone(swOut(p), tb.Any(), 0)
 			}
-			c := r.counters(swCntTxFrames, swCntDropTail0, swCntDropNoSlot)
-			t.Logf("port 0: %d frames out, %d dropped at the tail", c[0][0], c[0][1])
-			assert.Greater(t, c[0][1], uint32(0), "some dropped at the tail")
-			assert.Equal(t, uint32(len(in)), c[0][0]+c[0][1], "every frame out or dropped")
-			assert.Len(t, out[0], int(c[0][0]))
-			for _, f := range out[0] {
-				assert.Len(t, f.Data, 1500)
-				assert.Equal(t, swMacA[:], f.Data[:6])
+			// Every delivered frame is one of those sent, intact.
+			out := b.Count(swOut(0), tb.Where("one of the 1500-byte frames to A", func(f []byte) bool { return in[string(f)] }), 0)
+			b.ExpectNone(swOut(0), tb.Any(), 0)
+			tx, tail := b.ReadCSR("sw.port0.tx_frames"), b.ReadCSR("sw.port0.drop_tail[0]")
+			t.Logf("port 0: %d frames out, %d dropped at the tail", tx, tail)
+			assert.Greater(t, tail, uint32(0), "some dropped at the tail")
+			assert.Equal(t, uint32(len(in)), tx+tail, "every frame out or dropped")
+			assert.Equal(t, int(tx), out)
+			for p, n := range swCounters(b, switchPorts, "drop_no_slot") {
+				assert.Zero(t, n, "port %d: drop_no_slot", p)
 			}
-			for p := range switchPorts {
-				assert.Zero(t, c[p][2], "port %d: drop_no_slot", p)
-			}
-			require.NoError(t, r.m.Close())
 		})
 	}
 }
@@ -527,32 +394,32 @@ func TestSwitchModelDRRSteps(t *testing.T) {
 	for _, tc := range switchModels {
 		for _, drr := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/drr=%v", tc.name, drr), func(t *testing.T) {
-				r := startSwitch(t, tc.name, tc.width)
+				b := startSwitch(t, tc.name)
 				const size = 100
 				ctrl := uint32(0)
 				if drr {
-					ctrl = 1
+					ctrl = swCtrlDRR
 				}
-				r.csr([]cosim.CSR{{Addr: swRegCtrl, Data: ctrl}, {Addr: 0x00C0 + 4*1, Data: size}})
-				r.send(cosim.Frame{Port: 0, Cycle: 1, Data: swEthFrame(swMacBcast, swMacA, 64)})
-				r.takeOut()
-				var in []cosim.Frame
+				b.WriteCSR("sw.CTRL", ctrl)
+				b.WriteCSR("sw.QUANTUM1", size)
+				b.Send(swIn(0), swEthFrame(swMacBcast, swMacA, 64), tb.At(b.Now()+1))
+				b.ExpectEach(swOuts(switchPorts, 0), tb.Any()) // A learned on port 0
+				var in []*tb.Sent
+				at := b.Now() + 1
 				for k := range 4 {
-					in = append(in, cosim.Frame{Port: 1, Cycle: 1, Data: swVLANFrame(swMacA, swMAC{0x02, 0, 0, 0, 2, byte(k)}, 1, size)})
+					in = append(in, b.Send(swIn(1), swVLANFrame(swMacA, swMAC{0x02, 0, 0, 0, 2, byte(k)}, 1, size), tb.At(at)))
 				}
-				acc := r.send(in...)
-				out := r.takeOut()
-				require.Len(t, out[0], len(in))
-				assert.Equal(t, acc[0].LastCycle+switchLatency, out[0][0].Cycle)
+				b.RunUntil(in[0].Taken, 1000)
+				prev := b.Expect(swOut(0), tb.Exact(in[0].Data), tb.LeavesAt(in[0].Last()+switchLatency))
 				gap := uint64(1)
 				if drr {
 					gap = 2
 				}
 				for k := 1; k < len(in); k++ {
-					assert.Equal(t, in[k].Data, out[0][k].Data)
-					assert.Equal(t, out[0][k-1].LastCycle+gap, out[0][k].Cycle, "frame %d", k)
+					prev = b.Expect(swOut(0), tb.Exact(in[k].Data), tb.LeavesAt(prev.LastCycle+gap))
 				}
-				require.NoError(t, r.m.Close())
+				b.RunUntilIdle(swQuiet)
+				swNothingElse(b, switchPorts)
 			})
 		}
 	}
@@ -562,35 +429,23 @@ func TestSwitchModelDRRSteps(t *testing.T) {
 // the learned reply to one port.
 func TestSwitchModel8Ports(t *testing.T) {
 	const ports, width = 8, 64
-	r := startSwitchPorts(t, "switch8_64", ports, width)
-	v := r.csr(nil, swRegID, swRegShape)
+	b := startSwitch(t, "switch8_64")
+	v := b.ReadCSRs("sw.ID", "sw.SHAPE")
 	assert.Equal(t, uint32(0x53570001), v[0], "ID")
 	assert.Equal(t, uint32(ports|switchQueues<<8|(width/8)<<16), v[1], "SHAPE")
 
 	fa := swEthFrame(swMacB, swMacA, 300)
-	acc := r.send(cosim.Frame{Port: 5, Cycle: 1, Data: fa})
-	out := r.takeOut()
-	for p := range ports {
-		if p == 5 {
-			assert.Empty(t, out[p])
-			continue
-		}
-		require.Len(t, out[p], 1, "flooded to port %d", p)
-		assert.Equal(t, fa, out[p][0].Data)
-		assert.Equal(t, acc[0].LastCycle+switchLatency, out[p][0].Cycle, "port %d", p)
-	}
+	s := b.Send(swIn(5), fa, tb.At(b.Now()+1))
+	b.RunUntil(s.Taken, 1000)
+	b.ExpectEach(swOuts(ports, 5), tb.Exact(fa), tb.LeavesAt(s.Last()+switchLatency))
+	b.ExpectNone(swOut(5), tb.Any(), swQuiet)
 	fb := swEthFrame(swMacA, swMacB, 61)
-	acc = r.send(cosim.Frame{Port: 7, Cycle: 1, Data: fb})
-	out = r.takeOut()
-	for p := range ports {
-		if p != 5 {
-			assert.Empty(t, out[p], "port %d", p)
-		}
-	}
-	require.Len(t, out[5], 1)
-	assert.Equal(t, fb, out[5][0].Data)
-	assert.Equal(t, acc[0].LastCycle+switchLatency, out[5][0].Cycle)
-	c := r.counters(swCntRxFrames, swCntTxFrames)
+	s = b.Send(swIn(7), fb, tb.At(b.Now()+1))
+	b.RunUntil(s.Taken, 1000)
+	b.Expect(swOut(5), tb.Exact(fb), tb.LeavesAt(s.Last()+switchLatency))
+	b.RunUntilIdle(swQuiet)
+	swNothingElse(b, ports)
+	rx, tx := swCounters(b, ports, "rx_frames"), swCounters(b, ports, "tx_frames")
 	for p := range ports {
 		wantRx, wantTx := uint32(0), uint32(1)
 		switch p {
@@ -599,7 +454,6 @@ func TestSwitchModel8Ports(t *testing.T) {
 		case 7:
 			wantRx, wantTx = 1, 1
 		}
-		assert.Equal(t, []uint32{wantRx, wantTx}, c[p], "port %d: rx_frames, tx_frames", p)
+		assert.Equal(t, []uint32{wantRx, wantTx}, []uint32{rx[p], tx[p]}, "port %d: rx_frames, tx_frames", p)
 	}
-	require.NoError(t, r.m.Close())
 }
