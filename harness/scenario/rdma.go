@@ -22,6 +22,9 @@ type RDMA struct {
 	ReadPct  float64  `toml:"read_pct"`
 	ImmPct   *float64 `toml:"imm_pct"`
 	MinSize  int      `toml:"min_size"` // message bytes (default 0)
+	// ZeroPct is the share of messages of 0 bytes, whatever min_size
+	// (default 0): an empty message is one packet with no payload.
+	ZeroPct float64 `toml:"zero_pct"`
 	MaxSize  int      `toml:"max_size"` // (default 4096)
 	PMTU     int      `toml:"pmtu"`     // path MTU (default 1024)
 	// Outstanding is how many work requests a host keeps posted and not
@@ -160,6 +163,8 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map
 				w.SendPct, w.WritePct, w.ReadPct)
 		case !(*w.ImmPct >= 0 && *w.ImmPct <= 100):
 			return bad(k("imm_pct"), "must be 0 to 100, is %g", *w.ImmPct)
+		case !(w.ZeroPct >= 0 && w.ZeroPct <= 100):
+			return bad(k("zero_pct"), "must be 0 to 100, is %g", w.ZeroPct)
 		case w.MinSize < 0 || w.MaxSize > maxMessage || w.MinSize > w.MaxSize:
 			return bad(k("max_size"), "min_size and max_size must lie within 0..%d, are %d and %d", maxMessage, w.MinSize, w.MaxSize)
 		case w.PMTU != 256 && w.PMTU != 512 && w.PMTU != 1024 && w.PMTU != 2048 && w.PMTU != 4096:

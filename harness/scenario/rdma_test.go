@@ -54,6 +54,7 @@ func TestRDMAErrors(t *testing.T) {
 		{"qps 17", `qps = 17`, "rdma[0].qps", "must be 1 to 16"},
 		{"mix", `read_pct = 50`, "rdma[0].send_pct", "add up to 100"},
 		{"imm", `imm_pct = 101`, "rdma[0].imm_pct", "must be 0 to 100, is 101"},
+		{"zero", `zero_pct = -5`, "rdma[0].zero_pct", "must be 0 to 100, is -5"},
 		{"sizes", `min_size = 10` + "\n" + `max_size = 5`, "rdma[0].max_size", "are 10 and 5"},
 		{"too long", `max_size = 2_000_000`, "rdma[0].max_size", "within 0..1048576"},
 		{"pmtu", `pmtu = 1500`, "rdma[0].pmtu", "must be 256, 512, 1024, 2048 or 4096, is 1500"},

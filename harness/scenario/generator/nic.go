@@ -77,6 +77,7 @@ type soakShape struct {
 	messages, qps, outstanding, minSize, maxSize, pmtu, timeout int
 	send, write, read, imm                                      float64
 	loss, corrupt, dup, reorder                                 float64 // percent, per link
+	zero                                                        float64 // percent of empty messages
 }
 
 // newSoakShape draws a workload shape from seed. Fault rates and timers
@@ -120,6 +121,10 @@ func newSoakShape(seed uint64, messages int) soakShape {
 	a, b = min(a, b), max(a, b)
 	s.send, s.write, s.read = float64(a), float64(b-a), float64(100-b)
 	s.messages = soakMessages(messages, s.minSize, s.maxSize, min(s.pmtu, soakSwitchPMTU))
+	// Drawn last, so that the draws above (and each seed's shape) stay as
+	// they were: some runs send empty messages, an ONLY packet with no
+	// payload, which uniform sizes almost never give.
+	s.zero = float64(pick(0, 0, 2))
 	return s
 }
 
@@ -150,8 +155,8 @@ func (s soakShape) String() string {
 	if s.messages < s.asked {
 		scaled = fmt.Sprintf(" (of %d: large ones)", s.asked)
 	}
-	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes, path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %%",
-		s.messages, scaled, s.qps, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
+	return fmt.Sprintf("%d messages%s on %d QPs, %d outstanding, %d to %d bytes (%g %% empty), path MTU %d, SEND/WRITE/READ %g/%g/%g %%, immediate %g %%, timeout %d; per link loss %g %%, corruption %g %%",
+		s.messages, scaled, s.qps, s.outstanding, s.minSize, s.maxSize, s.zero, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout,
 		s.loss, s.corrupt)
 }
 
@@ -171,5 +176,6 @@ write_pct = %g
 read_pct = %g
 imm_pct = %g
 timeout = %d
-`, s.qps, s.messages, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout)
+zero_pct = %g
+`, s.qps, s.messages, s.outstanding, s.minSize, s.maxSize, s.pmtu, s.send, s.write, s.read, s.imm, s.timeout, s.zero)
 }

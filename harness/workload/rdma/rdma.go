@@ -236,6 +236,11 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 		s := x.sides[rng.IntN(2)]
 		q := rng.IntN(w.QPs)
 		m := &rdmaMsg{from: s, q: q, size: uint32(w.MinSize + rng.IntN(w.MaxSize-w.MinSize+1))}
+		// Drawn only when asked for, so that scenarios without zero_pct
+		// keep their messages.
+		if w.ZeroPct > 0 && rng.Float64()*100 < w.ZeroPct {
+			m.size = 0
+		}
 		switch v := rng.Float64() * 100; {
 		case v < w.SendPct:
 			m.op = rc.OpSend

@@ -88,3 +88,22 @@ func TestNICDirect(t *testing.T) {
 	assert.Positive(t, dups, "duplicates were recognised")
 	require.Empty(t, s.Workload)
 }
+
+// Empty messages (zero_pct): an ONLY packet with no payload of every
+// opcode, padded to the Ethernet minimum, between two RTL NICs over lossy
+// links; every frame, completion and byte matches golden, and golden
+// counted the empty messages it was given (summary.json's events).
+func TestNICEmptyMessages(t *testing.T) {
+	sc := modeltest.Scenario(t, "name = \"nic-empty\"\ncycles = 20_000_000\n"+generator.NICDirect(64, 1, 0, 0, 0)+
+		"[[rdma]]\nnics = [\"nic0\", \"nic1\"]\nqps = 4\nmessages = 300\nmax_size = 2048\nzero_pct = 30\nimm_pct = 50\n")
+	s, err := modeltest.Run(t, modeltest.Config(t, sc, 1))
+	modeltest.RequirePass(t, s, err)
+	var empty, one uint64
+	for _, n := range []string{"nic0", "nic1"} {
+		empty += s.Events[n]["message.pmtu1024.empty"]
+		one += s.Events[n]["message.pmtu1024.one_packet"]
+	}
+	assert.InDelta(t, 90, empty, 30, "about 30 %% of 300 messages empty")
+	assert.Positive(t, one)
+	require.Empty(t, s.Workload)
+}
