@@ -1838,6 +1838,63 @@ for (genvar q = 0; q < QPS; q++) begin : g_rp
     end
 end
 
+// ---- Cover points ----
+// Counted only by the coverage build (sim/build.mk models-coverage, Verilator
+// --coverage-user); every other build drops them. One per event a
+// regression must make the NIC do, named so that the report reads as a
+// checklist (rtl/nic/README.md, "Cover points"). They watch the registered
+// outputs of the cycle before (the packet decided, the counter increments)
+// and the receive decision of this cycle.
+
+// Some QP counted counter c in the previous cycle (r_qp_inc, rc.Counter).
+function automatic logic cov_qp(input int c);
+    logic any;
+    any = 1'b0;
+    for (int q = 0; q < QPS; q++) any = any || r_qp_inc[q][c] != '0;
+    return any;
+endfunction
+
+// A NAK or RNR NAK with syndrome syn left the engine in the previous cycle.
+function automatic logic cov_sent(input logic [7:0] syn, input logic [7:0] mask);
+    return r_desc_valid && r_desc.opcode == OP_ACK && (r_desc.aeth_syndrome & mask) == syn;
+endfunction
+
+// An ACK-class response with syndrome syn is decided this cycle.
+function automatic logic cov_recv(input logic [7:0] syn, input logic [7:0] mask);
+    return rec_valid && rec_class == CLS_RC && rec_opcode == OP_ACK && (rec_syndrome & mask) == syn;
+endfunction
+
+// NAKs sent (the responder). The NIC never sends NAK 0x63 (remote
+// operational error), nor does golden/rc's responder.
+cov_nak_seq_sent:           cover property (@(posedge clk) disable iff (rst) cov_sent(SYN_NAK_SEQ, 8'hFF));
+cov_nak_rnr_sent:           cover property (@(posedge clk) disable iff (rst) cov_sent(8'h20, 8'h60));
+cov_nak_invalid_sent:       cover property (@(posedge clk) disable iff (rst) cov_sent(SYN_NAK_INV, 8'hFF));
+cov_nak_access_sent:        cover property (@(posedge clk) disable iff (rst) cov_sent(SYN_NAK_ACC, 8'hFF));
+// NAKs received (the requester)
+cov_nak_seq_received:       cover property (@(posedge clk) disable iff (rst) cov_recv(SYN_NAK_SEQ, 8'hFF));
+cov_nak_rnr_received:       cover property (@(posedge clk) disable iff (rst) cov_recv(8'h20, 8'h60));
+cov_nak_invalid_received:   cover property (@(posedge clk) disable iff (rst) cov_recv(SYN_NAK_INV, 8'hFF));
+cov_nak_access_received:    cover property (@(posedge clk) disable iff (rst) cov_recv(SYN_NAK_ACC, 8'hFF));
+cov_nak_remote_op_received: cover property (@(posedge clk) disable iff (rst) cov_recv(8'h63, 8'hFF));
+// retries by cause, RNR waits, budgets exhausted
+cov_retry_timeout:          cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RETRY_TIMEOUT));
+cov_retry_nak_seq:          cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RETRY_NAK));
+cov_retry_read_gap:         cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RETRY_READ_GAP));
+cov_rnr_wait:               cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RNR_WAIT));
+cov_retry_exceeded:         cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RETRY_EXCEEDED));
+cov_rnr_exceeded:           cover property (@(posedge clk) disable iff (rst) cov_qp(C_REQ_RNR_EXCEEDED));
+// the responder's silent drops and duplicates
+cov_resp_gap_silent:        cover property (@(posedge clk) disable iff (rst) cov_qp(C_RESP_GAP_SILENT));
+cov_resp_duplicate:         cover property (@(posedge clk) disable iff (rst) cov_qp(C_RESP_DUP));
+cov_resp_duplicate_read:    cover property (@(posedge clk) disable iff (rst) cov_qp(C_RESP_DUP_READ));
+// congestion: CE received, CNP sent, suppressed and received
+cov_ecn_ce_received:        cover property (@(posedge clk) disable iff (rst) cov_qp(C_RX_CE));
+cov_cnp_sent:               cover property (@(posedge clk) disable iff (rst) cov_qp(C_TX_CNP));
+cov_cnp_suppressed:         cover property (@(posedge clk) disable iff (rst) cov_qp(C_CNP_SUPPRESSED));
+cov_cnp_received:           cover property (@(posedge clk) disable iff (rst) cov_qp(C_RX_CNP));
+// (the receive drops and full queues are covered in roce_nic, where the
+// front end's counts meet the engine's)
+
 endmodule
 
 `resetall

@@ -128,6 +128,38 @@ module switch_pfc_ctl #(
         end
     end
 
+
+    // ---- Cover points (coverage build only: Verilator --coverage-user;
+    // rtl/switch/README.md, "Cover points"): per priority, an XOFF that
+    // starts a pause (OFF to ON) and an XON that ends one; XOFF refreshes.
+    // One line each: Verilator merges the points of a generate loop.
+
+    // some ingress port's state of priority p turns ON (xoff) or OFF
+    function automatic logic cov_pfc(input logic [2:0] p, input logic xoff);
+        logic any;
+        any = 1'b0;
+        for (int i = 0; i < PORTS; i++) any = any || (push[i][p] && push_xoff[i][p] == xoff && on_q[i][p] != xoff);
+        return any;
+    endfunction
+
+    cov_pfc_xoff_prio0: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd0, 1'b1));
+    cov_pfc_xon_prio0:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd0, 1'b0));
+    cov_pfc_xoff_prio1: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd1, 1'b1));
+    cov_pfc_xon_prio1:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd1, 1'b0));
+    cov_pfc_xoff_prio2: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd2, 1'b1));
+    cov_pfc_xon_prio2:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd2, 1'b0));
+    cov_pfc_xoff_prio3: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd3, 1'b1));
+    cov_pfc_xon_prio3:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd3, 1'b0));
+    cov_pfc_xoff_prio4: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd4, 1'b1));
+    cov_pfc_xon_prio4:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd4, 1'b0));
+    cov_pfc_xoff_prio5: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd5, 1'b1));
+    cov_pfc_xon_prio5:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd5, 1'b0));
+    cov_pfc_xoff_prio6: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd6, 1'b1));
+    cov_pfc_xon_prio6:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd6, 1'b0));
+    cov_pfc_xoff_prio7: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd7, 1'b1));
+    cov_pfc_xon_prio7:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd7, 1'b0));
+    cov_pfc_xoff_refresh: cover property (@(posedge clk) disable iff (rst) (push & push_xoff & on_q) != '0);
+
 endmodule
 
 `resetall
