@@ -89,6 +89,10 @@ type Config struct {
 	// even in open loop (for tests and studies; the results are the
 	// same). See policy.go.
 	NoPipeline bool
+	// RTLCoverage has every model the run starts write its Verilator
+	// coverage to OutDir/coverage/<name>.dat (rtlcoverage.go); the models
+	// must be built by make models-coverage.
+	RTLCoverage bool
 }
 
 // Run runs the scenario to completion and returns its summary. The error
@@ -103,6 +107,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	r, err := newRun(cfg)
+	if err == nil && cfg.RTLCoverage {
+		err = r.checkCoverageBuilds(ctx)
+	}
 	if err != nil {
 		return notStarted(cfg, err)
 	}
