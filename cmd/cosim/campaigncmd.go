@@ -14,7 +14,7 @@ import (
 	"github.com/rocesim/cosim/harness/coverage"
 )
 
-const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume]
+const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--resume] [--coverage]
                            [--slurm [--partition P] [--array-limit K]]
        cosim campaign merge DIR [--goals FILE]`
 
@@ -67,6 +67,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	useSlurm := fs.Bool("slurm", false, "submit the runs as a Slurm job array (SLURM_CONF names the cluster) and wait for it")
 	partition := fs.String("partition", "", "with --slurm: the partition (default: the cluster's)")
 	arrayLimit := fs.Int("array-limit", 0, "with --slurm: tasks running at once (sbatch --array=...%K; 0: no cap)")
+	rtlCov := fs.Bool("coverage", false, "every run with --coverage: the models (default --models "+coverageModels+") write Verilator coverage, merged into OUT/coverage/")
 	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
 	rest, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -90,11 +91,14 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail(exitFailed, "campaign run: %v", err)
 	}
+	if *rtlCov && !flagSet(fs, "models") {
+		*models = coverageModels
+	}
 	abs, err := filepath.Abs(*models)
 	if err != nil {
 		return fail(exitBadInput, "campaign run: --models: %v", err)
 	}
-	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
+	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout, Coverage: *rtlCov}
 	var runErr error
 	if *useSlurm {
 		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit}.Run(ctx, c)
@@ -119,6 +123,7 @@ func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 	fmt.Fprintf(stdout, "%d runs: %d passed, %d failed, %d timed out, %d never ended; %s, %s, %s in %s\n",
 		m.Runs, m.Passed, m.Failed, m.TimedOut, m.Pending, campaign.MergedFile, campaign.JUnitFile, campaign.IndexFile, dir)
 	fmt.Fprintf(stdout, "functional coverage: %d of %d bins hit (%s)\n", m.Coverage.Hit, m.Coverage.Total, campaign.CoverageFile)
+	printRTLCoverage(stdout, dir, m.RTLCoverage)
 	for _, g := range m.Coverage.Unmet {
 		fmt.Fprintf(stdout, "GOAL NOT MET: %s\n", g)
 	}
@@ -144,9 +149,10 @@ func runCampaignTask(ctx context.Context, args []string, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the campaign directory")
 	models := fs.String("models", "", "directory of the Verilator-built models")
+	rtlCov := fs.Bool("coverage", false, "the runs write Verilator coverage")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil || len(rest) != 1 || *out == "" || *models == "" {
-		return fail(exitBadInput, "campaign task: FILE --out DIR --models DIR (run by campaign run --slurm)")
+		return fail(exitBadInput, "campaign task: FILE --out DIR --models DIR [--coverage] (run by campaign run --slurm)")
 	}
 	c, err := campaign.Load(rest[0])
 	if err != nil {
@@ -156,10 +162,23 @@ func runCampaignTask(ctx context.Context, args []string, stderr io.Writer) error
 	if err != nil {
 		return fail(exitFailed, "campaign task: %v", err)
 	}
-	o, err := campaign.Local{Cosim: self, Models: *models, Out: *out}.Task(ctx, c)
+	o, err := campaign.Local{Cosim: self, Models: *models, Out: *out, Coverage: *rtlCov}.Task(ctx, c)
 	if err != nil {
 		return fail(exitFailed, "campaign task: %v", err)
 	}
 	fmt.Fprintf(stderr, "run %s: exit %d\n", o.ID, o.Exit)
 	return nil // the run's verdict is in its run.json; the task itself did its job
+}
+
+// printRTLCoverage prints the merged RTL coverage's totals and the cover
+// points no run hit.
+func printRTLCoverage(stdout io.Writer, dir string, c *campaign.RTLCoverage) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(stdout, "RTL coverage: %d of %d lines, %d of %d cover points hit, from %d coverage files; %s\n",
+		c.Lines.Hit, c.Lines.Total, len(c.Covers)-len(c.NeverHit), len(c.Covers), c.Files, filepath.Join(dir, campaign.RTLHTMLIndex))
+	for _, p := range c.NeverHit {
+		fmt.Fprintf(stdout, "cover point never hit: %s\n", p)
+	}
 }
