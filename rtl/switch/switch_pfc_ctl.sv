@@ -132,32 +132,36 @@ module switch_pfc_ctl #(
     // ---- Cover points (coverage build only: Verilator --coverage-user;
     // rtl/switch/README.md, "Cover points"): per priority, an XOFF that
     // starts a pause (OFF to ON) and an XON that ends one; XOFF refreshes.
-    // One line each: Verilator merges the points of a generate loop.
+    // One line each: Verilator merges the points of a generate loop. No
+    // functions in them (switch_decide's). The signals below feed only the
+    // properties: the other builds drop them.
+    logic [QUEUES-1:0] cov_xoff;  // some ingress port's state of priority p turns ON
+    logic [QUEUES-1:0] cov_xon;   // ... turns OFF
+    always_comb begin : cov_signals
+        cov_xoff = '0;
+        cov_xon  = '0;
+        for (int i = 0; i < PORTS; i++) begin
+            cov_xoff = cov_xoff | (push[i] & push_xoff[i] & ~on_q[i]);
+            cov_xon  = cov_xon | (push[i] & ~push_xoff[i] & on_q[i]);
+        end
+    end
 
-    // some ingress port's state of priority p turns ON (xoff) or OFF
-    function automatic logic cov_pfc(input logic [2:0] p, input logic xoff);
-        logic any;
-        any = 1'b0;
-        for (int i = 0; i < PORTS; i++) any = any || (push[i][p] && push_xoff[i][p] == xoff && on_q[i][p] != xoff);
-        return any;
-    endfunction
-
-    cov_pfc_xoff_prio0: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd0, 1'b1));
-    cov_pfc_xon_prio0:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd0, 1'b0));
-    cov_pfc_xoff_prio1: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd1, 1'b1));
-    cov_pfc_xon_prio1:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd1, 1'b0));
-    cov_pfc_xoff_prio2: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd2, 1'b1));
-    cov_pfc_xon_prio2:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd2, 1'b0));
-    cov_pfc_xoff_prio3: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd3, 1'b1));
-    cov_pfc_xon_prio3:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd3, 1'b0));
-    cov_pfc_xoff_prio4: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd4, 1'b1));
-    cov_pfc_xon_prio4:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd4, 1'b0));
-    cov_pfc_xoff_prio5: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd5, 1'b1));
-    cov_pfc_xon_prio5:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd5, 1'b0));
-    cov_pfc_xoff_prio6: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd6, 1'b1));
-    cov_pfc_xon_prio6:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd6, 1'b0));
-    cov_pfc_xoff_prio7: cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd7, 1'b1));
-    cov_pfc_xon_prio7:  cover property (@(posedge clk) disable iff (rst) cov_pfc(3'd7, 1'b0));
+    cov_pfc_xoff_prio0: cover property (@(posedge clk) disable iff (rst) cov_xoff[0]);
+    cov_pfc_xon_prio0:  cover property (@(posedge clk) disable iff (rst) cov_xon[0]);
+    cov_pfc_xoff_prio1: cover property (@(posedge clk) disable iff (rst) cov_xoff[1]);
+    cov_pfc_xon_prio1:  cover property (@(posedge clk) disable iff (rst) cov_xon[1]);
+    cov_pfc_xoff_prio2: cover property (@(posedge clk) disable iff (rst) cov_xoff[2]);
+    cov_pfc_xon_prio2:  cover property (@(posedge clk) disable iff (rst) cov_xon[2]);
+    cov_pfc_xoff_prio3: cover property (@(posedge clk) disable iff (rst) cov_xoff[3]);
+    cov_pfc_xon_prio3:  cover property (@(posedge clk) disable iff (rst) cov_xon[3]);
+    cov_pfc_xoff_prio4: cover property (@(posedge clk) disable iff (rst) cov_xoff[4]);
+    cov_pfc_xon_prio4:  cover property (@(posedge clk) disable iff (rst) cov_xon[4]);
+    cov_pfc_xoff_prio5: cover property (@(posedge clk) disable iff (rst) cov_xoff[5]);
+    cov_pfc_xon_prio5:  cover property (@(posedge clk) disable iff (rst) cov_xon[5]);
+    cov_pfc_xoff_prio6: cover property (@(posedge clk) disable iff (rst) cov_xoff[6]);
+    cov_pfc_xon_prio6:  cover property (@(posedge clk) disable iff (rst) cov_xon[6]);
+    cov_pfc_xoff_prio7: cover property (@(posedge clk) disable iff (rst) cov_xoff[7]);
+    cov_pfc_xon_prio7:  cover property (@(posedge clk) disable iff (rst) cov_xon[7]);
     cov_pfc_xoff_refresh: cover property (@(posedge clk) disable iff (rst) (push & push_xoff & on_q) != '0);
 
 endmodule
