@@ -497,7 +497,9 @@ module nic_dcqcn_rp #(
     // rtl/nic/README.md, "Cover points"; no functions in them, see
     // nic_engine's). The increase stage is read from T, BC and F as they
     // were before the cycle, as golden's increase reads it. The signals
-    // below feed only the properties: the other builds drop them.
+    // below feed only the properties and are untraced: the other builds
+    // drop them.
+    /* verilator tracing_off */
     logic cov_on;     // DCQCN on and the QP past its first reset
     logic cov_fast;   // an increase now is fast recovery: max(T, BC) < F
     logic cov_hyper;  // an increase now is hyper: T > F and BC > F (else additive)
@@ -517,6 +519,7 @@ module nic_dcqcn_rp #(
     cov_dcqcn_recovered:         cover property (@(posedge clk) disable iff (rst) cov_on && rc_q < line_rate &&
                                                                                   rate >= line_rate);
     cov_dcqcn_rate_limited:      cover property (@(posedge clk) disable iff (rst) hold);
+    /* verilator tracing_on */
 
 endmodule
 

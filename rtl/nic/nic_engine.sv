@@ -1847,7 +1847,8 @@ end
 // (the packet decided, the counter increments) and the receive decision of
 // this cycle. No functions in the properties: Verilator 5.006 orders a
 // function's result after the property that reads it, which never holds.
-
+// Untraced, so that a build without coverage drops the signals as unused.
+/* verilator tracing_off */
 logic [QP_CNT-1:0] cov_qp;  // some QP counted counter n in the previous cycle (rc.Counter)
 logic [7:0]        cov_tx;  // the syndrome of a NAK or ACK sent in the previous cycle, else 0
 logic [7:0]        cov_rx;  // the syndrome of an ACK-class response decided this cycle, else 0
@@ -1890,6 +1891,7 @@ cov_cnp_suppressed:         cover property (@(posedge clk) disable iff (rst) cov
 cov_cnp_received:           cover property (@(posedge clk) disable iff (rst) cov_qp[C_RX_CNP]);
 // (the receive drops and full queues are covered in roce_nic, where the
 // front end's counts meet the engine's)
+/* verilator tracing_on */
 
 endmodule
 

@@ -686,7 +686,9 @@ module switch_decide #(
     // rtl/switch/README.md, "Cover points"): each drop reason, each full
     // buffer, ECN marks, PFC frames received. No functions in them (see
     // nic_engine's: 5.006 computes a function's result after the property
-    // that reads it). cov_rx feeds only the properties: other builds drop it.
+    // that reads it). cov_rx feeds only the properties and is untraced:
+    // other builds drop it.
+    /* verilator tracing_off */
     logic [15:0] cov_rx;  // some port's frame decided this cycle counts counter n
     always_comb begin : cov_signals
         cov_rx = '0;
@@ -710,6 +712,7 @@ module switch_decide #(
     cov_pfc_received:     cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_RX_PFC]);
     cov_pfc_pause_loaded: cover property (@(posedge clk) disable iff (rst) pause_load != '0);
     cov_mac_control_received: cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_RX_MAC_CTRL]);
+    /* verilator tracing_on */
 
 endmodule
 

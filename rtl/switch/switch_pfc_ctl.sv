@@ -134,7 +134,8 @@ module switch_pfc_ctl #(
     // starts a pause (OFF to ON) and an XON that ends one; XOFF refreshes.
     // One line each: Verilator merges the points of a generate loop. No
     // functions in them (switch_decide's). The signals below feed only the
-    // properties: the other builds drop them.
+    // properties and are untraced: the other builds drop them.
+    /* verilator tracing_off */
     logic [QUEUES-1:0] cov_xoff;  // some ingress port's state of priority p turns ON
     logic [QUEUES-1:0] cov_xon;   // ... turns OFF
     always_comb begin : cov_signals
@@ -163,6 +164,7 @@ module switch_pfc_ctl #(
     cov_pfc_xoff_prio7: cover property (@(posedge clk) disable iff (rst) cov_xoff[7]);
     cov_pfc_xon_prio7:  cover property (@(posedge clk) disable iff (rst) cov_xon[7]);
     cov_pfc_xoff_refresh: cover property (@(posedge clk) disable iff (rst) (push & push_xoff & on_q) != '0);
+    /* verilator tracing_on */
 
 endmodule
 
