@@ -24,7 +24,8 @@ DEPS := $(DEPS_COSIM) tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping
 
 .PHONY: help deps deps-cosim build cosim test bench soak mutants lint fuzz clean tap-demo
 
-# Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`;
+# Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`,
+# `models-coverage` (and `models-coverage-test`, the coverage models the tests run);
 # quiet output unless V=1 (Q, sim_say).
 include sim/build.mk
 # DEFAULT_MODELS: the models the default scenario runs.
@@ -78,7 +79,7 @@ $(BUILD)/cosim:
 cosim: deps-cosim $(BUILD)/cosim $(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m)) ## run the main job: the built-in default scenario through the RTL, every frame checked (builds only what it needs)
 	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
 
-test: deps lint build ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
+test: deps lint build models-coverage-test ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory models-test
 

@@ -6,6 +6,8 @@
 #   make -f sim/build.mk models-test      protocol smoke test (python3) and the
 #                                         DMA port tests (go test, test models)
 #   make -f sim/build.mk models-bench     raw-mode speed, 64 and 1500 B frames
+#   make -f sim/build.mk models-coverage  every model with Verilator coverage,
+#                                         into $(SIM_COV_DIR)/<name>/ (below)
 # A model is rebuilt only when its RTL, its main, the sim/ library or this
 # file changed; Verilator's own make then recompiles only what changed. It
 # runs its own make with -j 2 (MAKEFLAGS cleared so that it does not fight
@@ -32,8 +34,10 @@ SIM_VFLAGS := --cc --exe --build -Wall --assert -x-assign fast --trace-fst \
 # did not change, the sim library's above all (build times in
 # harness/PERFORMANCE.md).
 SIM_OBJCACHE ?= $(shell command -v ccache 2>/dev/null)
-# hooks.cpp replaces Verilator's $finish/$stop/fatal handlers.
-SIM_CFLAGS := -std=c++17 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -I$(abspath $(SIM_DIR))
+# hooks.cpp replaces Verilator's $finish/$stop/fatal handlers. The library's
+# headers are found for #include "..." only (-iquote): sim/signal.h must not
+# hide the system's <signal.h>.
+SIM_CFLAGS := -std=c++17 -DVL_USER_FINISH -DVL_USER_STOP -DVL_USER_FATAL -iquote $(abspath $(SIM_DIR))
 
 SIM_LIB_SRCS := $(addprefix $(SIM_DIR)/,model.cpp session.cpp raw.cpp sim.cpp axis.cpp csr.cpp dma.cpp memory.cpp \
                   socket.cpp hooks.cpp)
@@ -361,3 +365,45 @@ models-bench: $(call sim_model_bin,axis_fifo_64) $(call sim_model_bin,axis_fifo_
 	@for m in $(call sim_model_bin,axis_fifo_64) $(call sim_model_bin,axis_fifo_512); do \
 	  for size in 64 1500; do $$m --raw $(SIM_RAW_FRAMES) --size $$size --check || exit 1; done; \
 	done
+
+# ---- coverage variants ----
+# `models-coverage` builds every model again with Verilator's coverage
+# (--coverage: line, toggle and the RTL's `cover property` points; Verilator
+# manual, "Coverage Analysis" and the --coverage-line, --coverage-toggle and
+# --coverage-user options) into a directory of its own, $(SIM_COV_DIR)/<name>/,
+# so the normal models stay free of its counters. Run with --coverage-file,
+# a model writes what it counted when it ends (sim/README.md, Coverage).
+# The sources are named by absolute path: the coverage data then names the
+# repository's files, and genhtml finds them from any directory. No profile
+# feedback: these models measure, they are not for speed.
+SIM_COV_DIR    ?= $(BUILD)/models-coverage
+# What they count: --coverage is --coverage-line --coverage-toggle
+# --coverage-user. Toggle coverage is two thirds of a coverage model's time
+# (harness/PERFORMANCE.md): SIM_COVERAGE="--coverage-line --coverage-user"
+# leaves it out (a change of it rebuilds nothing by itself: make -B).
+SIM_COVERAGE   ?= --coverage
+SIM_COV_VFLAGS := $(filter-out -Irtl/common,$(SIM_VFLAGS)) -I$(abspath rtl/common) $(SIM_COVERAGE)
+# The coverage models the tests run (make test builds them).
+SIM_COV_TEST_MODELS := switch4_64
+
+# $(call sim_cov_bin,NAME): path of the coverage variant of model NAME.
+sim_cov_bin = $(SIM_COV_DIR)/$1/V$($1.top)
+
+define sim_cov_rule
+$(call sim_cov_bin,$1): $$(sim_deps_$1)
+	@mkdir -p $(SIM_COV_DIR)/$1
+	$(call sim_say,BUILD,$1 (coverage))
+	$(Q)MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_COV_VFLAGS) --top-module $($1.top) \
+	  --Mdir $(SIM_COV_DIR)/$1 $(addprefix -G,$($1.params)) \
+	  -CFLAGS "$(SIM_CFLAGS) -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
+	  -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
+	  -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
+	  $(abspath $($1.rtl) $($1.main) $(SIM_LIB_SRCS)) $(sim_stdout)
+	@touch $$@
+endef
+$(foreach m,$(SIM_MODELS),$(eval $(call sim_cov_rule,$m)))
+
+.PHONY: models-coverage models-coverage-test
+models-coverage: $(foreach m,$(SIM_MODELS),$(call sim_cov_bin,$m)) ## build every model with Verilator coverage into build/models-coverage/<name>/
+
+models-coverage-test: $(foreach m,$(SIM_COV_TEST_MODELS),$(call sim_cov_bin,$m))

@@ -1,16 +1,85 @@
 // SPDX-License-Identifier: MIT
 // model.cpp: the command line of a model program (see model.h).
+#include <pthread.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "run.h"
 #include "sim.h"
 #include "socket.h"
 
+// VM_COVERAGE is 1 in a model Verilated with --coverage (make
+// models-coverage): Verilator's make passes it to every file it compiles.
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
+
 namespace cosim {
 
 namespace {
+
+// The coverage counts are written once, by whichever comes first: the
+// model's end (Instance::stop) or a SIGTERM or SIGINT, which a thread of its
+// own waits for (the model may be deep in a window, or blocked reading).
+struct CoverageWriter {
+    std::mutex mu;
+    VerilatedContext* ctx = nullptr;  // the running model's, while it runs
+    std::string path;
+    bool written = false;
+
+    // Writes through a temporary file and a rename, so that a model killed
+    // while writing leaves no half file for the merge to trip on.
+    // Call with mu held.
+    void write_locked() {
+        if (ctx == nullptr || written) return;
+        written = true;
+#if VM_COVERAGE
+        const std::string tmp = path + ".tmp";
+        try {
+            ctx->coveragep()->write(tmp.c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "coverage: writing %s: %s\n", tmp.c_str(), e.what());
+            return;
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+            std::perror(("coverage: rename to " + path).c_str());
+        }
+#endif
+    }
+};
+
+CoverageWriter& coverage_writer() {
+    static CoverageWriter w;
+    return w;
+}
+
+// Blocks SIGTERM and SIGINT in this thread and every thread started after
+// it, and starts the thread that takes them: it writes the coverage counts
+// and then dies of the signal, as the model would have without it.
+void catch_stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set] {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0) return;
+        {
+            CoverageWriter& w = coverage_writer();
+            std::lock_guard<std::mutex> lk(w.mu);
+            w.write_locked();
+        }
+        std::signal(sig, SIG_DFL);
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+        std::raise(sig);
+    }).detach();
+}
 
 void usage(const ModelInfo& info, std::FILE* to) {
     std::fprintf(to,
@@ -29,6 +98,8 @@ void usage(const ModelInfo& info, std::FILE* to) {
                  "  --trace FILE.fst       write an FST trace (HELLO_ACK may also ask for one)\n"
                  "  --info                 print the HELLO text (name, top, parameters) and exit\n"
                  "  --dma-read-latency N   cycles from a DMA read request to its first beat (default %llu)\n"
+                 "  --coverage-file PATH   write the Verilator coverage counts there at the end, also on\n"
+                 "                         SIGTERM/SIGINT (a model built by make models-coverage)\n"
                  "  --raw N                benchmark without a socket: N frames per input port\n"
                  "  --size BYTES           raw frame size (default 64)\n"
                  "  --check                raw: output port p must carry exactly input port p's frames\n"
@@ -74,6 +145,13 @@ void Instance::start(const Options& opt, const DutFactory& make, const std::stri
     if (tracing) dut_->trace_open(trace_path);
     sim_ = std::make_unique<Sim>(*ctx_, *dut_, bp, tracing ? window : TraceWindow{}, opt.dma_read_latency);
     sim_->reset();
+    if (!opt.coverage_path.empty()) {
+        CoverageWriter& w = coverage_writer();
+        std::lock_guard<std::mutex> lk(w.mu);
+        w.ctx = ctx_.get();
+        w.path = opt.coverage_path;
+        coverage_ = true;
+    }
 }
 
 void Instance::stop() {
@@ -85,6 +163,12 @@ void Instance::stop() {
         std::fprintf(stderr, "final: %s\n", e.what());
     }
     dut_->trace_close();
+    if (coverage_) {
+        CoverageWriter& w = coverage_writer();
+        std::lock_guard<std::mutex> lk(w.mu);
+        w.write_locked();
+        w.ctx = nullptr;
+    }
 }
 
 void print_dma_counters(const ModelInfo& info, const Sim& sim) {
@@ -154,6 +238,8 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
                 std::fprintf(stderr, "%s: --dma-read-latency must be at least 1\n", info.name.c_str());
                 return 2;
             }
+        } else if (a == "--coverage-file") {
+            value(o.coverage_path);
         } else if (a == "--raw") {
             number(o.raw_frames, uint64_t(1) << 40);
             o.raw = true;
@@ -182,6 +268,14 @@ int run_main(int argc, char** argv, const ModelInfo& info, const DutFactory& mak
         }
     }
 
+    if (!o.coverage_path.empty()) {
+#if VM_COVERAGE
+        if (!o.info) catch_stop_signals();  // before any thread starts
+#else
+        std::fprintf(stderr, "%s: --coverage-file: built without coverage: make models-coverage\n", info.name.c_str());
+        return 2;
+#endif
+    }
     if (o.info) {
         std::fputs(hello_text(info, o).c_str(), stdout);
         return 0;

@@ -21,6 +21,9 @@ struct Options {
     std::string trace_path;  // --trace FILE.fst (HELLO_ACK's path wins)
     bool info = false;       // --info: print the HELLO text and exit
     uint64_t dma_read_latency = kDmaReadLatency;  // --dma-read-latency (both modes)
+    // --coverage-file PATH: write Verilator's coverage counts there at the
+    // end (both modes; a model built by make models-coverage only).
+    std::string coverage_path;
 
     // Raw mode (--raw N): no socket, generated frames, the same adapters.
     bool raw = false;
@@ -48,6 +51,7 @@ public:
     void start(const Options& opt, const DutFactory& make, const std::string& trace_path, const TraceWindow& window,
                const Backpressure& bp);
     // Closes the trace and calls final(), once; safe after any failure.
+    // Then writes the coverage counts when asked to (--coverage-file).
     void stop();
     Sim& sim() { return *sim_; }
     bool started() const { return sim_ != nullptr; }
@@ -57,6 +61,7 @@ private:
     std::unique_ptr<Dut> dut_;
     std::unique_ptr<Sim> sim_;
     bool stopped_ = false;
+    bool coverage_ = false;  // registered with the coverage writer (model.cpp)
 };
 
 // HELLO text: key=value lines.

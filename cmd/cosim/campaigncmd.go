@@ -16,7 +16,7 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--mutants DIR] [--resume]
+const campaignUsage = `usage: cosim campaign run FILE [--jobs N] [--out DIR] [--models DIR] [--mutants DIR] [--resume] [--coverage]
                            [--seed-from N] [--seed-count M] [--set KEY=VALUE]...
                            [--slurm [--partition P] [--array-limit K] [--detach]]
        cosim campaign wait DIR
@@ -103,6 +103,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		sets = append(sets, v)
 		return nil
 	})
+	rtlCov := fs.Bool("coverage", false, "every run with --coverage: the models (default --models "+coverageModels+") write Verilator coverage, merged into OUT/coverage/")
 	fs.Usage = func() { fmt.Fprintln(stderr, campaignUsage); fs.PrintDefaults() }
 	rest, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -132,6 +133,9 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail(exitFailed, "campaign run: %v", err)
 	}
+	if *rtlCov && !flagSet(fs, "models") {
+		*models = coverageModels
+	}
 	abs, err := filepath.Abs(*models)
 	if err != nil {
 		return fail(exitBadInput, "campaign run: --models: %v", err)
@@ -150,7 +154,7 @@ func runCampaignRun(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return fail(exitFailed, "campaign run: %v", err)
 	}
-	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout}
+	l := campaign.Local{Cosim: self, Models: abs, Out: *out, Jobs: *jobs, Resume: *resume, Progress: stdout, Coverage: *rtlCov}
 	var runErr error
 	if *useSlurm {
 		_, runErr = campaign.Cluster{Local: l, Partition: *partition, ArrayLimit: *arrayLimit, Detach: *detach}.Run(ctx, c, runs)
@@ -213,6 +217,7 @@ func campaignVerdict(stdout io.Writer, dir string, m *campaign.Merged) error {
 		}
 	}
 	fmt.Fprintf(stdout, "functional coverage: %d of %d bins hit (%s)\n", m.Coverage.Hit, m.Coverage.Total, campaign.CoverageFile)
+	printRTLCoverage(stdout, dir, m.RTLCoverage)
 	for _, g := range m.Coverage.Unmet {
 		fmt.Fprintf(stdout, "GOAL NOT MET: %s\n", g)
 	}
@@ -241,9 +246,10 @@ func runCampaignTask(ctx context.Context, args []string, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the campaign directory")
 	models := fs.String("models", "", "directory of the Verilator-built models")
+	rtlCov := fs.Bool("coverage", false, "the runs write Verilator coverage")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil || len(rest) != 1 || *out == "" || *models == "" {
-		return fail(exitBadInput, "campaign task: FILE --out DIR --models DIR (run by campaign run --slurm)")
+		return fail(exitBadInput, "campaign task: FILE --out DIR --models DIR [--coverage] (run by campaign run --slurm)")
 	}
 	c, err := campaign.Load(rest[0])
 	if err != nil {
@@ -253,10 +259,23 @@ func runCampaignTask(ctx context.Context, args []string, stderr io.Writer) error
 	if err != nil {
 		return fail(exitFailed, "campaign task: %v", err)
 	}
-	o, err := campaign.Local{Cosim: self, Models: *models, Out: *out}.Task(ctx, c)
+	o, err := campaign.Local{Cosim: self, Models: *models, Out: *out, Coverage: *rtlCov}.Task(ctx, c)
 	if err != nil {
 		return fail(exitFailed, "campaign task: %v", err)
 	}
 	fmt.Fprintf(stderr, "run %s: exit %d\n", o.ID, o.Exit)
 	return nil // the run's verdict is in its run.json; the task itself did its job
+}
+
+// printRTLCoverage prints the merged RTL coverage's totals and the cover
+// points no run hit.
+func printRTLCoverage(stdout io.Writer, dir string, c *campaign.RTLCoverage) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(stdout, "RTL coverage: %d of %d lines, %d of %d cover points hit, from %d coverage files; %s\n",
+		c.Lines.Hit, c.Lines.Total, len(c.Covers)-len(c.NeverHit), len(c.Covers), c.Files, filepath.Join(dir, campaign.RTLHTMLIndex))
+	for _, p := range c.NeverHit {
+		fmt.Fprintf(stdout, "cover point never hit: %s\n", p)
+	}
 }

@@ -28,8 +28,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	before := fs.Uint64("trace-before", waveform.DefaultBefore, "cycles the waveform of the first problem starts before it")
 	after := fs.Uint64("trace-after", waveform.DefaultAfter, "cycles the waveform of the first problem goes on after it")
 	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
+	rtlCov := fs.Bool("coverage", false, "every model writes its Verilator coverage (line, toggle, cover points) to OUT/coverage/<model>.dat; needs the models of make models-coverage, the default --models then being "+coverageModels)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE] [--no-rerun] [--trace-before N] [--trace-after N]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE] [--no-rerun] [--trace-before N] [--trace-after N] [--coverage]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -69,6 +70,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if seedSet {
 		s = *seed
 	}
+	if *rtlCov && !flagSet(fs, "models") {
+		*models = coverageModels
+	}
 	ju, err := createJUnit(*junitPath)
 	if err != nil {
 		return fail(exitBadInput, "run: --junit: %v", err)
@@ -84,7 +88,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rerun := fmt.Sprintf("cosim run%s --seed %d", again, s)
 	fmt.Fprintf(stdout, "run %s (%s) seed=%d out=%s\n", sc.Name, sc.File, s, *out)
 	cfg := engine.Config{Scenario: sc, Seed: s, OutDir: *out, ModelDir: *models, Trace: *trace, Report: stdout,
-		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, NoLinkPcaps: *noPcap}
+		Timeouts: cosimproto.Timeouts{Step: *stepTimeout}, NoLinkPcaps: *noPcap, RTLCoverage: *rtlCov}
 	if isTerminal(stderr) {
 		cfg.Progress = stderr
 	}
@@ -97,6 +101,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if sum != nil && len(sum.Problems) > 0 && !*noRerun && !*trace && ctx.Err() == nil {
 		again := cfg
+		again.RTLCoverage = false // the rerun is a second look, not more coverage
 		if rp != nil {
 			again.Taps = rp.ends() // a recording's ends are read once: fresh ones
 		}
@@ -104,7 +109,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	err = results(err, *out, sum, ju, rerun)
 	var bad *engine.ScenarioError
-	if errors.As(err, &bad) {
+	if errors.As(err, &bad) || errors.Is(err, engine.ErrNoCoverageBuild) {
 		// Bad input, like the parser's errors: exit 2. Found before
 		// anything ran, or a capture damaged past its start.
 		return fail(exitBadInput, "run: %v", err)
@@ -136,6 +141,17 @@ func traceFirstProblem(ctx context.Context, stdout io.Writer, cfg engine.Config,
 	}
 	fmt.Fprintf(stdout, "waveform of problem %d (cycle %d): %s\n", w.Problem, w.Cycle, w.View)
 	return engine.WriteSummary(cfg.OutDir, sum)
+}
+
+// coverageModels is where make models-coverage puts the coverage models:
+// the default --models of a run with --coverage.
+const coverageModels = "build/models-coverage"
+
+// flagSet reports whether the command line set flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func scenarioArg(rest []string) string {

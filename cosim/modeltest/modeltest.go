@@ -59,6 +59,25 @@ func NeedBinary(tb testing.TB, path string) {
 	}
 }
 
+// CoverageDirEnv names the directory of the coverage models (make
+// models-coverage) the tests run instead of build/models-coverage.
+const CoverageDirEnv = "COSIM_COVERAGE_MODELS_DIR"
+
+// CoverageDir is the directory of the coverage models: the one
+// CoverageDirEnv names, else build/models-coverage at the repository root.
+func CoverageDir() string {
+	return cmp.Or(os.Getenv(CoverageDirEnv), filepath.Join(Root(), "build", "models-coverage"))
+}
+
+// NeedCoverageBinary is NeedBinary for a model built with coverage: the
+// message says how to build it.
+func NeedCoverageBinary(tb testing.TB, path string) {
+	tb.Helper()
+	if _, err := os.Stat(path); err != nil {
+		missing(tb, "coverage model binary "+path+" is missing: run make models-coverage")
+	}
+}
+
 // NeedTool is NeedBinary for a command on PATH that building models takes
 // (make, verilator).
 func NeedTool(tb testing.TB, name string) {

@@ -137,6 +137,9 @@ type Local struct {
 	Out    string // the campaign directory: runs/<id>/ beneath it
 	Jobs   int    // runs at once (at least 1)
 	Resume bool   // skip the runs that already ended
+	// Coverage runs each run with --coverage: its models, which must be
+	// built by make models-coverage, write their Verilator coverage.
+	Coverage bool
 	// Progress gets one line per run that ends, and a last one.
 	Progress io.Writer
 }
@@ -239,7 +242,7 @@ func (l Local) one(ctx context.Context, c *File, r Run) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer log.Close()
-	cmd := exec.Command(l.Cosim, r.Args(dir, l.Models)...)
+	cmd := exec.Command(l.Cosim, l.runArgs(r, dir)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()

@@ -35,6 +35,9 @@ type Merged struct {
 		Holes []string `json:"holes"`
 		Unmet []string `json:"unmet_goals,omitempty"`
 	} `json:"coverage"`
+	// RTLCoverage: the Verilator coverage of the runs' models merged, when
+	// they wrote any (campaign run --coverage; rtlcoverage.go).
+	RTLCoverage *RTLCoverage `json:"rtl_coverage,omitempty"`
 }
 
 // MergedRun is one run in campaign.json.
@@ -158,6 +161,9 @@ func Merge(dir string, goals *coverage.Goals) (*Merged, error) {
 	if goals != nil {
 		m.Coverage.Unmet = goals.Unmet(cov)
 	}
+	if m.RTLCoverage, err = MergeRTLCoverage(dir); err != nil {
+		return nil, err
+	}
 	for name, v := range map[string]any{CoverageFile: cov, MergedFile: m} {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
@@ -222,5 +228,11 @@ th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}tr.bad td{backgrou
 <h2>Functional coverage (golden models' event counters)</h2>
 <p id="coverage">{{.Coverage.Hit}} of {{.Coverage.Total}} bins hit.{{if .Coverage.Unmet}} <b>Goals not met: {{range .Coverage.Unmet}}{{.}} {{end}}</b>{{end}}</p>
 {{if .Coverage.Holes}}<details><summary>{{len .Coverage.Holes}} holes: bins no run hit</summary><ul>{{range .Coverage.Holes}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+{{with .RTLCoverage}}<h2>RTL coverage (Verilator)</h2>
+<p id="rtl-coverage"><a href="{{.HTML}}">{{.Lines.Hit}} of {{.Lines.Total}} lines</a>, {{.Functions.Hit}} of {{.Functions.Total}} functions (lcov: <a href="{{.Info}}">coverage.info</a>), from {{.Files}} coverage files.
+Points hit: {{range $k, $v := .Points}}{{$k}} {{$v.Hit}} of {{$v.Total}}; {{end}}</p>
+<table id="cover-points"><tr><th>module</th><th>cover point</th><th>cycles hit</th></tr>
+{{range .Covers}}<tr{{if not .Hits}} class="bad"{{end}}><td>{{.Module}}</td><td>{{.Name}}</td><td>{{.Hits}}</td></tr>
+{{end}}</table>{{end}}
 </body></html>
 `))

@@ -81,7 +81,7 @@ func (cl Cluster) Run(ctx context.Context, c *File, plan []Run) ([]slurm.Task, e
 	}
 	job := slurm.Job{
 		Name:    "cosim-" + c.Name,
-		Command: []string{cl.Cosim, "campaign", "task", file, "--out", out, "--models", cl.Models},
+		Command: append([]string{cl.Cosim, "campaign", "task", file, "--out", out, "--models", cl.Models}, cl.taskArgs()...),
 		Tasks:   len(todo), Concurrent: cl.ArrayLimit, Partition: cl.Partition,
 		// The run kills itself at its limit; Slurm's is a backstop.
 		TimeLimit: c.TimeLimitOf() + time.Minute,

@@ -97,6 +97,10 @@ type Config struct {
 	// Observer, when set, hears every frame a model accepts and emits, on
 	// the run loop (a Session's test bench).
 	Observer Observer
+	// RTLCoverage has every model the run starts write its Verilator
+	// coverage to OutDir/coverage/<name>.dat (rtlcoverage.go); the models
+	// must be built by make models-coverage.
+	RTLCoverage bool
 }
 
 // Observer hears what the models do, on the run loop, as their replies
@@ -121,6 +125,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	r, err := newRun(cfg)
+	if err == nil && cfg.RTLCoverage {
+		err = r.checkCoverageBuilds(ctx)
+	}
 	if err != nil {
 		return notStarted(cfg, err)
 	}

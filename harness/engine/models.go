@@ -135,7 +135,7 @@ func (n *node) sinkName(p int) string {
 
 func (r *run) modelConfig(n *node) cosim.Config {
 	path := ModelPath(r.cfg.ModelDir, n.top, n.width)
-	return cosim.Config{Name: n.name, Path: path, Timeouts: r.cfg.Timeouts, SharedMemory: true}
+	return cosim.Config{Name: n.name, Path: path, Args: r.coverageArgs(n), Timeouts: r.cfg.Timeouts, SharedMemory: true}
 }
 
 // parallel runs f on every node at once and returns the first error in

@@ -81,6 +81,9 @@ type Summary struct {
 	Waited Waits  `json:"waited"`
 	Error  string `json:"error,omitempty"`
 	Pass   bool   `json:"pass"`
+	// RTLCoverage lists the Verilator coverage files the models wrote
+	// (cosim run --coverage), relative to the run's directory.
+	RTLCoverage []string `json:"rtl_coverage,omitempty"`
 }
 
 // Waits splits the wall time the run loop spent waiting, in seconds. The
@@ -343,6 +346,8 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 		}
 	}
 	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
+	// after closeModels: the models have written them
+	s.RTLCoverage = r.coverageFiles()
 	if r.check != nil { // the checker has ended: its series are the run's
 		s.Series = r.check.series.result()
 	}

@@ -42,6 +42,21 @@ func Need(tb testing.TB, dir string, models ...string) string {
 	return dir
 }
 
+// NeedCoverage is Need for the coverage models (make models-coverage) in
+// cosim/modeltest's CoverageDir, which it returns.
+func NeedCoverage(tb testing.TB, models ...string) string {
+	tb.Helper()
+	dir := cmodeltest.CoverageDir()
+	for _, m := range models {
+		top, width, err := Parse(m)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cmodeltest.NeedCoverageBinary(tb, engine.ModelPath(dir, top, width))
+	}
+	return dir
+}
+
 // NeedModels is Need in Dir.
 func NeedModels(tb testing.TB, models ...string) string {
 	tb.Helper()

@@ -492,6 +492,35 @@ module nic_dcqcn_rp #(
         end
     end
 
+
+    // ---- Cover points (coverage build only: Verilator --coverage-user;
+    // rtl/nic/README.md, "Cover points"; no functions in them, see
+    // nic_engine's). The increase stage is read from T, BC and F as they
+    // were before the cycle, as golden's increase reads it. The signals
+    // below feed only the properties and are untraced: the other builds
+    // drop them.
+    /* verilator tracing_off */
+    logic cov_on;     // DCQCN on and the QP past its first reset
+    logic cov_fast;   // an increase now is fast recovery: max(T, BC) < F
+    logic cov_hyper;  // an increase now is hyper: T > F and BC > F (else additive)
+    always_comb begin : cov_signals
+        cov_on    = line_rate != 32'd0 && rt_q != 32'd0;
+        cov_fast  = t_q < f_steps && bc_q < f_steps;
+        cov_hyper = t_q > f_steps && bc_q > f_steps;
+    end
+
+    cov_dcqcn_rate_cut:          cover property (@(posedge clk) disable iff (rst) cnp && cov_on);
+    cov_dcqcn_cut_to_min_rate:   cover property (@(posedge clk) disable iff (rst) cnp && cov_on && rate == min_rate);
+    cov_dcqcn_alpha_decay:       cover property (@(posedge clk) disable iff (rst) alpha_tick);
+    cov_dcqcn_fast_recovery:     cover property (@(posedge clk) disable iff (rst) inc_tick && cov_fast);
+    cov_dcqcn_additive_increase: cover property (@(posedge clk) disable iff (rst) inc_tick && !cov_fast && !cov_hyper);
+    cov_dcqcn_hyper_increase:    cover property (@(posedge clk) disable iff (rst) inc_tick && cov_hyper);
+    cov_dcqcn_byte_counter_step: cover property (@(posedge clk) disable iff (rst) sent && !cnp && bc_count != bc_q);
+    cov_dcqcn_recovered:         cover property (@(posedge clk) disable iff (rst) cov_on && rc_q < line_rate &&
+                                                                                  rate >= line_rate);
+    cov_dcqcn_rate_limited:      cover property (@(posedge clk) disable iff (rst) hold);
+    /* verilator tracing_on */
+
 endmodule
 
 `resetall

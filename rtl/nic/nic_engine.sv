@@ -1840,6 +1840,61 @@ for (genvar q = 0; q < QPS; q++) begin : g_rp
     always_comb rp_tick[q] = alpha_tick || inc_tick;
 end
 
+// ---- Cover points ----
+// Counted only by the coverage build (sim/build.mk models-coverage, Verilator
+// --coverage-user); every other build drops them, and with them the logic
+// below that only they read. One per event a regression must make the NIC
+// do, named so that the report reads as a checklist (rtl/nic/README.md,
+// "Cover points"). They watch the registered outputs of the cycle before
+// (the packet decided, the counter increments) and the receive decision of
+// this cycle. No functions in the properties: Verilator 5.006 orders a
+// function's result after the property that reads it, which never holds.
+// Untraced, so that a build without coverage drops the signals as unused.
+/* verilator tracing_off */
+logic [QP_CNT-1:0] cov_qp;  // some QP counted counter n in the previous cycle (rc.Counter)
+logic [7:0]        cov_tx;  // the syndrome of a NAK or ACK sent in the previous cycle, else 0
+logic [7:0]        cov_rx;  // the syndrome of an ACK-class response decided this cycle, else 0
+always_comb begin : cov_signals
+    cov_qp = '0;
+    for (int q = 0; q < QPS; q++) begin
+        for (int n = 0; n < QP_CNT; n++) cov_qp[n] = cov_qp[n] || r_qp_inc[q][n] != '0;
+    end
+    cov_tx = (r_desc_valid && r_desc.opcode == OP_ACK) ? r_desc.aeth_syndrome : 8'd0;
+    cov_rx = (rec_valid && rec_class == CLS_RC && rec_opcode == OP_ACK) ? rec_syndrome : 8'd0;
+end
+
+// NAKs sent (the responder). The NIC never sends NAK 0x63 (remote
+// operational error), nor does golden/rc's responder.
+cov_nak_seq_sent:           cover property (@(posedge clk) disable iff (rst) cov_tx == SYN_NAK_SEQ);
+cov_nak_rnr_sent:           cover property (@(posedge clk) disable iff (rst) cov_tx[6:5] == SYN_KIND_RNR);
+cov_nak_invalid_sent:       cover property (@(posedge clk) disable iff (rst) cov_tx == SYN_NAK_INV);
+cov_nak_access_sent:        cover property (@(posedge clk) disable iff (rst) cov_tx == SYN_NAK_ACC);
+// NAKs received (the requester)
+cov_nak_seq_received:       cover property (@(posedge clk) disable iff (rst) cov_rx == SYN_NAK_SEQ);
+cov_nak_rnr_received:       cover property (@(posedge clk) disable iff (rst) cov_rx[6:5] == SYN_KIND_RNR);
+cov_nak_invalid_received:   cover property (@(posedge clk) disable iff (rst) cov_rx == SYN_NAK_INV);
+cov_nak_access_received:    cover property (@(posedge clk) disable iff (rst) cov_rx == SYN_NAK_ACC);
+cov_nak_remote_op_received: cover property (@(posedge clk) disable iff (rst) cov_rx == 8'h63);
+// retries by cause, RNR waits, budgets exhausted
+cov_retry_timeout:          cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RETRY_TIMEOUT]);
+cov_retry_nak_seq:          cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RETRY_NAK]);
+cov_retry_read_gap:         cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RETRY_READ_GAP]);
+cov_rnr_wait:               cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RNR_WAIT]);
+cov_retry_exceeded:         cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RETRY_EXCEEDED]);
+cov_rnr_exceeded:           cover property (@(posedge clk) disable iff (rst) cov_qp[C_REQ_RNR_EXCEEDED]);
+// the responder's silent drops and duplicates
+cov_resp_gap_silent:        cover property (@(posedge clk) disable iff (rst) cov_qp[C_RESP_GAP_SILENT]);
+cov_resp_duplicate:         cover property (@(posedge clk) disable iff (rst) cov_qp[C_RESP_DUP]);
+cov_resp_duplicate_read:    cover property (@(posedge clk) disable iff (rst) cov_qp[C_RESP_DUP_READ]);
+// congestion: CE received, CNP sent, suppressed and received
+cov_ecn_ce_received:        cover property (@(posedge clk) disable iff (rst) cov_qp[C_RX_CE]);
+cov_cnp_sent:               cover property (@(posedge clk) disable iff (rst) cov_qp[C_TX_CNP]);
+cov_cnp_suppressed:         cover property (@(posedge clk) disable iff (rst) cov_qp[C_CNP_SUPPRESSED]);
+cov_cnp_received:           cover property (@(posedge clk) disable iff (rst) cov_qp[C_RX_CNP]);
+// (the receive drops and full queues are covered in roce_nic, where the
+// front end's counts meet the engine's)
+/* verilator tracing_on */
+
 endmodule
 
 `resetall

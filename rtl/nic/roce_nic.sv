@@ -488,6 +488,22 @@ assign unused = ^{ctrl_enable, rec_dest_qp, rec_se, rec_mig_req, rec_fecn,
                   rec_host_drop, buf_frames, buf_used, st_rc, st_cnp, st_host_frames, tx_desc_ready,
                   tb_frames, tb_late, tb_gaps, tb_stall, tb_not_roce, rxd_overflow, hf_tuser, s_host_tuser};
 
+
+// ---- Cover points (coverage build only: Verilator --coverage-user; see
+// nic_engine's and rtl/nic/README.md, "Cover points") ----
+// frames the receive path drops, by reason (node counters, this cycle)
+cov_rx_drop_not_roce:      cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_NOT_ROCE] != '0);
+cov_rx_drop_malformed:     cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_MALFORMED] != '0);
+cov_rx_drop_bad_icrc:      cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_BAD_ICRC] != '0);
+cov_rx_drop_wrong_address: cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_WRONG_ADDRESS] != '0);
+cov_rx_drop_bad_header:    cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_BAD_HEADER] != '0);
+cov_rx_drop_unknown_qp:    cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_UNKNOWN_QP] != '0);
+cov_rx_drop_bad_frame:     cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_BAD_FRAME] != '0);
+// full queues: the receive buffer, the completion FIFO, the host frame FIFO
+cov_rx_buffer_full:        cover property (@(posedge clk) disable iff (rst) node_inc[N_RX_BUFFER_FULL] != '0);
+cov_cq_overflow:           cover property (@(posedge clk) disable iff (rst) node_inc[N_CQ_OVERFLOW] != '0);
+cov_host_rx_overflow:      cover property (@(posedge clk) disable iff (rst) node_inc[N_HOST_RX_OVERFLOW] != '0);
+
 endmodule
 
 `resetall

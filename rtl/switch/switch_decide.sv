@@ -681,6 +681,39 @@ module switch_decide #(
         end
     end
 
+
+    // ---- Cover points (coverage build only: Verilator --coverage-user;
+    // rtl/switch/README.md, "Cover points"): each drop reason, each full
+    // buffer, ECN marks, PFC frames received. No functions in them (see
+    // nic_engine's: 5.006 computes a function's result after the property
+    // that reads it). cov_rx feeds only the properties and is untraced:
+    // other builds drop it.
+    /* verilator tracing_off */
+    logic [15:0] cov_rx;  // some port's frame decided this cycle counts counter n
+    always_comb begin : cov_signals
+        cov_rx = '0;
+        for (int i = 0; i < PORTS; i++) begin
+            if (rx_ev[i]) cov_rx[rx_ev_num[i]] = 1'b1;
+        end
+    end
+
+    cov_drop_runt:        cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_DROP_RUNT]);
+    cov_drop_oversize:    cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_DROP_OVER]);
+    cov_drop_bad:         cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_DROP_BAD]);
+    cov_drop_filtered:    cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_DROP_FILTER]);
+    // the shared pool has no slot: the frame is dropped before admission
+    cov_drop_no_slot:     cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_DROP_NO_SLOT]);
+    // an egress port's buffer is full: a copy is tail dropped
+    cov_drop_tail:        cover property (@(posedge clk) disable iff (rst) tail_drop != '0);
+    cov_ecn_mark:         cover property (@(posedge clk) disable iff (rst) enq_mark != '0);
+    cov_ecn_mark_red:     cover property (@(posedge clk) disable iff (rst) enq_mark != '0 && ctrl_red);
+    // an ECN-capable copy above ECN_K left unmarked by RED's draw
+    cov_ecn_red_spared:   cover property (@(posedge clk) disable iff (rst) lfsr_dc != lfsr_q && enq_mark == '0);
+    cov_pfc_received:     cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_RX_PFC]);
+    cov_pfc_pause_loaded: cover property (@(posedge clk) disable iff (rst) pause_load != '0);
+    cov_mac_control_received: cover property (@(posedge clk) disable iff (rst) cov_rx[CNT_RX_MAC_CTRL]);
+    /* verilator tracing_on */
+
 endmodule
 
 `resetall

@@ -128,6 +128,44 @@ module switch_pfc_ctl #(
         end
     end
 
+
+    // ---- Cover points (coverage build only: Verilator --coverage-user;
+    // rtl/switch/README.md, "Cover points"): per priority, an XOFF that
+    // starts a pause (OFF to ON) and an XON that ends one; XOFF refreshes.
+    // One line each: Verilator merges the points of a generate loop. No
+    // functions in them (switch_decide's). The signals below feed only the
+    // properties and are untraced: the other builds drop them.
+    /* verilator tracing_off */
+    logic [QUEUES-1:0] cov_xoff;  // some ingress port's state of priority p turns ON
+    logic [QUEUES-1:0] cov_xon;   // ... turns OFF
+    always_comb begin : cov_signals
+        cov_xoff = '0;
+        cov_xon  = '0;
+        for (int i = 0; i < PORTS; i++) begin
+            cov_xoff = cov_xoff | (push[i] & push_xoff[i] & ~on_q[i]);
+            cov_xon  = cov_xon | (push[i] & ~push_xoff[i] & on_q[i]);
+        end
+    end
+
+    cov_pfc_xoff_prio0: cover property (@(posedge clk) disable iff (rst) cov_xoff[0]);
+    cov_pfc_xon_prio0:  cover property (@(posedge clk) disable iff (rst) cov_xon[0]);
+    cov_pfc_xoff_prio1: cover property (@(posedge clk) disable iff (rst) cov_xoff[1]);
+    cov_pfc_xon_prio1:  cover property (@(posedge clk) disable iff (rst) cov_xon[1]);
+    cov_pfc_xoff_prio2: cover property (@(posedge clk) disable iff (rst) cov_xoff[2]);
+    cov_pfc_xon_prio2:  cover property (@(posedge clk) disable iff (rst) cov_xon[2]);
+    cov_pfc_xoff_prio3: cover property (@(posedge clk) disable iff (rst) cov_xoff[3]);
+    cov_pfc_xon_prio3:  cover property (@(posedge clk) disable iff (rst) cov_xon[3]);
+    cov_pfc_xoff_prio4: cover property (@(posedge clk) disable iff (rst) cov_xoff[4]);
+    cov_pfc_xon_prio4:  cover property (@(posedge clk) disable iff (rst) cov_xon[4]);
+    cov_pfc_xoff_prio5: cover property (@(posedge clk) disable iff (rst) cov_xoff[5]);
+    cov_pfc_xon_prio5:  cover property (@(posedge clk) disable iff (rst) cov_xon[5]);
+    cov_pfc_xoff_prio6: cover property (@(posedge clk) disable iff (rst) cov_xoff[6]);
+    cov_pfc_xon_prio6:  cover property (@(posedge clk) disable iff (rst) cov_xon[6]);
+    cov_pfc_xoff_prio7: cover property (@(posedge clk) disable iff (rst) cov_xoff[7]);
+    cov_pfc_xon_prio7:  cover property (@(posedge clk) disable iff (rst) cov_xon[7]);
+    cov_pfc_xoff_refresh: cover property (@(posedge clk) disable iff (rst) (push & push_xoff & on_q) != '0);
+    /* verilator tracing_on */
+
 endmodule
 
 `resetall
