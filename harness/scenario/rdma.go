@@ -25,8 +25,8 @@ type RDMA struct {
 	// ZeroPct is the share of messages of 0 bytes, whatever min_size
 	// (default 0): an empty message is one packet with no payload.
 	ZeroPct float64 `toml:"zero_pct"`
-	MaxSize  int      `toml:"max_size"` // (default 4096)
-	PMTU     int      `toml:"pmtu"`     // path MTU (default 1024)
+	MaxSize int     `toml:"max_size"` // (default 4096)
+	PMTU    int     `toml:"pmtu"`     // path MTU (default 1024)
 	// Outstanding is how many work requests a host keeps posted and not
 	// completed per QP (default 8; at most the NIC's SQ_DEPTH and
 	// RQ_DEPTH, 32).
