@@ -192,18 +192,33 @@ func (b Build) Build(ctx context.Context, m Mutant) (dir string, mutated []strin
 		if b.NoPGO {
 			args = append(args, "SIM_PGO=0")
 		}
-		cmd := exec.CommandContext(ctx, "make", args...)
-		cmd.Dir = b.Root
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if b.Log != nil {
-			cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, b.Log), io.MultiWriter(&out, b.Log)
+		out, err := b.make(ctx, args)
+		if err != nil && strings.Contains(out, "No rule to make target") {
+			// The build's dependency files name sources that are gone (a
+			// checkout moved or deleted since): build it afresh, once.
+			if err := os.RemoveAll(filepath.Join(models, name)); err != nil {
+				return "", nil, err
+			}
+			out, err = b.make(ctx, args)
 		}
-		if err := cmd.Run(); err != nil {
-			return "", nil, fmt.Errorf("building %s with mutant %s: %v\n%s", name, m.Name, err, tail(out.String(), 30))
+		if err != nil {
+			return "", nil, fmt.Errorf("building %s with mutant %s: %v\n%s", name, m.Name, err, tail(out, 30))
 		}
 	}
 	return models, mutated, nil
+}
+
+// make runs make in the repository, its output kept (and logged).
+func (b Build) make(ctx context.Context, args []string) (string, error) {
+	cmd := exec.CommandContext(ctx, "make", args...)
+	cmd.Dir = b.Root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if b.Log != nil {
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, b.Log), io.MultiWriter(&out, b.Log)
+	}
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // usesDevice asks sim/build.mk for model name's top module and whether it
