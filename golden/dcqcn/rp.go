@@ -20,6 +20,20 @@ type RPCounters struct {
 	Recoveries    uint64 // times the rate got back to LineRate after a CNP
 }
 
+// Add adds o's counts to c's (a node's reaction points summed).
+func (c *RPCounters) Add(o RPCounters) {
+	c.CNPs += o.CNPs
+	c.Cuts += o.Cuts
+	c.MinRateClamps += o.MinRateClamps
+	c.AlphaDecays += o.AlphaDecays
+	c.TimerEvents += o.TimerEvents
+	c.ByteEvents += o.ByteEvents
+	c.FastRecovery += o.FastRecovery
+	c.Additive += o.Additive
+	c.Hyper += o.Hyper
+	c.Recoveries += o.Recoveries
+}
+
 // ReactionPoint is the DCQCN state of one QP at the sender: the current rate
 // Rc, the target rate Rt, alpha, the increase-event counts T and BC, the
 // byte counter, and the deadlines of the alpha and increase timers. It is a

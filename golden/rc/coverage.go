@@ -110,17 +110,7 @@ func (n *Node) Events(add func(name string, count uint64)) {
 	}
 	var rp dcqcn.RPCounters
 	for _, q := range n.qps {
-		x := q.rp.Counters()
-		rp.CNPs += x.CNPs
-		rp.Cuts += x.Cuts
-		rp.MinRateClamps += x.MinRateClamps
-		rp.AlphaDecays += x.AlphaDecays
-		rp.TimerEvents += x.TimerEvents
-		rp.ByteEvents += x.ByteEvents
-		rp.FastRecovery += x.FastRecovery
-		rp.Additive += x.Additive
-		rp.Hyper += x.Hyper
-		rp.Recoveries += x.Recoveries
+		rp.Add(q.rp.Counters())
 	}
 	for _, e := range []struct {
 		name string

@@ -112,8 +112,7 @@ func Merge(dir string, goals *coverage.Goals) (*Merged, error) {
 		if b, err := os.ReadFile(filepath.Join(rd, "summary.json")); err == nil && json.Unmarshal(b, &sum) == nil {
 			mr.Error = sum.Error
 			if mr.Error == "" && !sum.Pass {
-				mr.Error = fmt.Sprintf("%d mismatched, %d missing, %d unexpected, %d counter mismatches, %d workload failures",
-					sum.Mismatched, sum.Missing, sum.Unexpected, sum.CounterFails, len(sum.Workload))
+				mr.Error = sum.Tally()
 			}
 			if o.Mutant == "" { // a mutant's run covers buggy RTL
 				bins = append(bins, coverage.Bins(&sum))

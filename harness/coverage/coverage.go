@@ -42,21 +42,22 @@ var (
 // run's devices have but never hit).
 func Bins(sum *engine.Summary) map[string]uint64 {
 	out := map[string]uint64{}
-	for model, ctrs := range sum.Counters {
-		top := sum.Models[model].Top
-		if top == "" {
-			top = model
+	// Bins are named by the model's top, its name when the summary has none.
+	topOf := func(model string) string {
+		if top := sum.Models[model].Top; top != "" {
+			return top
 		}
+		return model
+	}
+	for model, ctrs := range sum.Counters {
+		top := topOf(model)
 		for name, p := range ctrs {
 			name = indexed.ReplaceAllString(qpCounter.ReplaceAllString(name, ""), ".prio$1")
 			out[top+"."+name] += p.Golden
 		}
 	}
 	for model, ev := range sum.Events {
-		top := sum.Models[model].Top
-		if top == "" {
-			top = model
-		}
+		top := topOf(model)
 		for name, n := range ev {
 			out[top+"."+name] += n
 		}

@@ -172,6 +172,13 @@ func WriteSummary(dir string, s *Summary) error {
 	return os.Rename(tmp, path)
 }
 
+// Tally says in one line what failed: the scoreboard's counts, counter
+// mismatches and workload failures.
+func (s *Summary) Tally() string {
+	return fmt.Sprintf("%d mismatched, %d missing, %d unexpected, %d counter mismatches, %d workload failures",
+		s.Mismatched, s.Missing, s.Unexpected, s.CounterFails, len(s.Workload))
+}
+
 // CounterLines gives each model's non-zero DUT counters on one line,
 // "model: name value ...", models and names in order, summed over ports
 // and QPs ("port2.drop_tail[3]" counts into "drop_tail", "qp5.tx_packets"

@@ -166,8 +166,7 @@ func runMutantScenario(t *testing.T, dir string, sc Scenario) (caught bool, how 
 		return false, ""
 	}
 	if s != nil {
-		how = fmt.Sprintf("%d mismatched, %d missing, %d unexpected, %d counter mismatches, %d workload failures; ",
-			s.Mismatched, s.Missing, s.Unexpected, s.CounterFails, len(s.Workload))
+		how = s.Tally() + "; "
 	}
 	if err != nil {
 		how += "the run failed: " + err.Error()
