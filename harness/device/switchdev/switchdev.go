@@ -110,7 +110,9 @@ func init() {
 			Counters:  ethswitch.CounterAddrs(ports),
 			Registers: switchRegisters(),
 			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
-			Floods:    true,                             // no spanning tree in the RTL
+			// a frame above the MTU CSR is dropped as oversize
+			MaxFrameRegister: "MTU",
+			Floods:           true, // no spanning tree in the RTL
 		})
 	}
 }
