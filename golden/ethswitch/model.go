@@ -34,10 +34,10 @@ type Config struct {
 
 // DefaultConfig returns the RTL defaults (README "Parameters"): 4 ports,
 // 64-bit beats, 8 queues, MTU_MAX 4224 (jumbo: a RoCEv2 packet of path MTU
-// 4096), 64 slots, 32768 buffer bytes per egress (7 such frames), 64 MAC
+// 4096), 96 slots, 32768 buffer bytes per egress (7 such frames), 64 MAC
 // entries, always ready.
 func DefaultConfig() Config {
-	return Config{Ports: 4, DataWidth: 64, Queues: NumQueues, MTUMax: DefaultMTUMax, Slots: 64, BufBytes: 32768, MACEntries: 64}
+	return Config{Ports: 4, DataWidth: 64, Queues: NumQueues, MTUMax: DefaultMTUMax, Slots: 96, BufBytes: 32768, MACEntries: 64}
 }
 
 // DefaultMTUMax is the default MTU_MAX: the longest RoCEv2 packet of path

@@ -120,8 +120,9 @@ module eth_switch #(
     // longest RoCEv2 packet of path MTU 4096 (4178 bytes with a VLAN tag,
     // IBTA annex A17; no FCS here) in whole 64-byte beats (README).
     parameter int MTU_MAX     = 4224,
-    // Frame slots of MTU_MAX bytes in the shared pool (plus 2 per port).
-    parameter int SLOTS       = 64,
+    // Frame slots of MTU_MAX bytes in the shared pool (plus 2 per port):
+    // enough for 4 ports' BUF_BYTES of 1518-byte frames (README).
+    parameter int SLOTS       = 96,
     // Bytes of frames one egress port may hold queued: 7 such packets.
     parameter int BUF_BYTES   = 32768,
     // MAC table entries, a power of two from 2 to 256.

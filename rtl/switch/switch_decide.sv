@@ -86,7 +86,7 @@ module switch_decide #(
     // Largest frame, bytes.
     parameter int MTU_MAX    = 4224,
     // Pool slots; slots SLOTS..NSLOT-1 are the initial landing slots.
-    parameter int SLOTS      = 64,
+    parameter int SLOTS      = 96,
     // All slots.
     parameter int NSLOT      = SLOTS + 2 * PORTS,
     // Queued bytes one egress port may hold.

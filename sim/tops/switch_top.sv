@@ -31,7 +31,7 @@ module switch_top #(
     // Largest frame the buffer holds, bytes (jumbo: path MTU 4096).
     parameter int MTU_MAX     = 4224,
     // Pool slots of MTU_MAX bytes.
-    parameter int SLOTS       = 64,
+    parameter int SLOTS       = 96,
     // Queued bytes per egress port.
     parameter int BUF_BYTES   = 32768,
     // MAC table entries.

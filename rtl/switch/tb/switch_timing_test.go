@@ -1063,21 +1063,23 @@ func swtRED(model string) swtCase {
 }
 
 // Slot pool exhausted (README step 2.6): queue 0 of port 1 is paused for
-// good by a PFC frame (time 0xFFFF), so the 70 frames port 0 sends to B
-// stay queued: the first 64 take the 64 pool slots, the last 6 find none
-// and count drop_no_slot on port 0 (their landing slot is kept). A PFC
-// frame with time 0, last beat at 2000, resumes the queue at the picks of
-// 2002 on: the 64 frames leave back to back from 2003 (first beat D+2).
+// good by a PFC frame (time 0xFFFF), so the SLOTS+6 frames port 0 sends to
+// B stay queued: the first SLOTS (96) take the pool slots, the last 6 find
+// none and count drop_no_slot on port 0 (their landing slot is kept). A
+// PFC frame with time 0, last beat at 2000, resumes the queue at the picks
+// of 2002 on: the queued frames leave back to back from 2003 (first beat
+// D+2).
 func swtNoSlot(model string) swtCase {
+	slots := ethswitch.DefaultConfig().Slots // SLOTS of sim/build.mk
 	b := swtNew("no_slot", model)
 	b.setup(ethswitch.AddrCtrl, ethswitch.CtrlPFCRx)
 	b.learnB()
 	b.add(1, ethswitch.PFCFrame(swtB, 0, 0xFFFF), 20)
 	n := b.beats(64)
 	var queued []int
-	for k := range 70 {
+	for k := range slots + 6 {
 		f := b.add(0, b.plain(swtB, swtA, 64), 30+uint64(k)*n)
-		if k < 64 {
+		if k < slots {
 			queued = append(queued, f)
 		}
 	}
@@ -1358,7 +1360,7 @@ func swtTailDropOf(name, model string, each int, sizes []int) swtCase {
 		}
 		for p := range r.ports {
 			if n := v.counter(p, ethswitch.DropNoSlot); n != 0 {
-				t.Errorf("README vs %s: port%d.drop_no_slot = %d, want 0 (%d frames, 64 slots)", side, p, n, len(ins))
+				t.Errorf("README vs %s: port%d.drop_no_slot = %d, want 0 (%d frames, %d slots)", side, p, n, len(ins), ethswitch.DefaultConfig().Slots)
 			}
 		}
 		if len(admitted) == len(ins) || len(admitted) == 0 {
