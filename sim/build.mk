@@ -207,8 +207,8 @@ $(eval $(call sim_nic,nic_512,512))
 # ---- eth_switch (rtl/switch) ----
 # $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
 # out, registers and counters on the CSR bus, idle. The other parameters
-# keep their defaults (QUEUES=8 MTU_MAX=2048 SLOTS=64 BUF_BYTES=16384
-# MAC_ENTRIES=64).
+# keep their defaults (QUEUES=8 MTU_MAX=4224 SLOTS=96 BUF_BYTES=32768
+# MAC_ENTRIES=64; golden/ethswitch.DefaultConfig and rtl/switch/README.md).
 # SIM_SWITCH_DIR may point elsewhere: the mutation test builds copies of
 # rtl/switch with one bug planted (the mutation campaign, rtl/switch/tb/mutants_test.go).
 SIM_SWITCH_DIR ?= rtl/switch

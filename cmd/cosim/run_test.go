@@ -354,11 +354,15 @@ func TestRunBrokenPeer(t *testing.T) {
 
 // A path MTU whose packets a switch between the NICs cannot take is a
 // scenario error naming the file, line and key, found before any model
-// starts (the switch would drop every full-size packet as oversize).
+// starts (the switch would drop every full-size packet as oversize). The
+// switch takes jumbo frames (MTU_MAX 4224), so path MTU 4096 fits unless
+// the scenario lowers the switch's MTU register, as this one does.
 func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
 	dir := t.TempDir()
 	text := strings.Replace(string(scenario.DefaultTOML()), "pmtu = 1024", "pmtu = 4096", 1)
+	text = strings.Replace(text, "top = \"switch4\"\n", "top = \"switch4\"\n[model.csr]\nMTU = 2048\n", 1)
 	require.Contains(t, text, "pmtu = 4096")
+	require.Contains(t, text, "MTU = 2048")
 	file := filepath.Join(dir, "big.toml")
 	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
 	line := 1 + strings.Count(text[:strings.Index(text, "pmtu = 4096")], "\n")
@@ -366,7 +370,7 @@ func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
 	require.NoError(t, err)
 	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
 	assert.Equal(t, 2, code)
-	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) between the NICs takes at most 2048: use 1024 or less", file, line),
+	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) between the NICs takes at most 2048 (its MTU register): use 1024 or less", file, line),
 		strings.SplitN(stderr, "\n", 2)[0])
 }
 

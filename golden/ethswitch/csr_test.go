@@ -9,7 +9,7 @@ import (
 func TestCSRReset(t *testing.T) {
 	m, _ := New(DefaultConfig())
 	want := map[uint32]uint32{
-		AddrID: 0x53570001, AddrShape: 4 | 8<<8 | 8<<16, AddrCtrl: 0, AddrMTU: 2048, AddrAgeCycles: 0,
+		AddrID: 0x53570001, AddrShape: 4 | 8<<8 | 8<<16, AddrCtrl: 0, AddrMTU: 4224, AddrAgeCycles: 0,
 		AddrDefaultPrio: 0, AddrPFCXoff: 8192, AddrPFCXon: 4096, AddrPFCQuanta: 0xFFFF, AddrPFCRefresh: 32768,
 		AddrSwitchMACLo: 0, AddrSwitchMACHi: 0, AddrREDLFSR: 1,
 		0x0008: 0, 0x003C: 0, 0x0180: 0, 0x0FFC: 0, // unmapped
@@ -17,7 +17,7 @@ func TestCSRReset(t *testing.T) {
 	for k := uint32(0); k < 8; k++ {
 		want[AddrDSCPMap+4*k] = 0
 		want[AddrECNK+4*k] = 4096
-		want[AddrQuantum+4*k] = 2048
+		want[AddrQuantum+4*k] = 4224
 		want[AddrECNKMax+4*k] = 16384
 		want[AddrECNPMax+4*k] = 26
 	}

@@ -33,11 +33,19 @@ type Config struct {
 }
 
 // DefaultConfig returns the RTL defaults (README "Parameters"): 4 ports,
-// 64-bit beats, 8 queues, MTU_MAX 2048, 64 slots, 16384 buffer bytes per
-// egress, 64 MAC entries, always ready.
+// 64-bit beats, 8 queues, MTU_MAX 4224 (jumbo: a RoCEv2 packet of path MTU
+// 4096), 96 slots, 32768 buffer bytes per egress (7 such frames), 64 MAC
+// entries, always ready.
 func DefaultConfig() Config {
-	return Config{Ports: 4, DataWidth: 64, Queues: NumQueues, MTUMax: 2048, Slots: 64, BufBytes: 16384, MACEntries: 64}
+	return Config{Ports: 4, DataWidth: 64, Queues: NumQueues, MTUMax: DefaultMTUMax, Slots: 96, BufBytes: 32768, MACEntries: 64}
 }
+
+// DefaultMTUMax is the default MTU_MAX: the longest RoCEv2 packet of path
+// MTU 4096, 4178 bytes (Ethernet 14, one 802.1Q tag 4, IPv4 20, UDP 8, BTH
+// 12, RETH 16, ImmDt 4, payload 4096, ICRC 4: IBTA annex A17 and IBA 9.2
+// to 9.4; no FCS on the ports), rounded up to whole 64-byte beats of the
+// 512-bit switch.
+const DefaultMTUMax = 4224
 
 // Validate reports the first parameter outside what the model supports.
 func (c Config) Validate() error {

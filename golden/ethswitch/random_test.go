@@ -92,9 +92,9 @@ func randomScenario(seed uint64) scenario {
 		Ports:      pick(2, 3, 4, 4, 5, 8),
 		DataWidth:  pick(8, 64, 64, 128, 512, 512),
 		Queues:     NumQueues,
-		MTUMax:     pick(128, 300, 1518, 2048),
+		MTUMax:     pick(128, 300, 1518, 2048, DefaultMTUMax),
 		Slots:      1 + rng.IntN(12),
-		BufBytes:   pick(0, 100, 400, 1000, 3000, 16384),
+		BufBytes:   pick(0, 100, 400, 1000, 3000, 16384, 32768),
 		MACEntries: pick(2, 4, 64),
 	}
 	sc := scenario{cfg: cfg}
@@ -182,7 +182,7 @@ func randomScenario(seed uint64) scenario {
 		case 0, 1, 14:
 			addr, data = AddrCtrl, uint32(rng.IntN(16))
 		case 2:
-			addr, data = AddrMTU, uint32(pick(60, 100, 1500, cfg.MTUMax, cfg.MTUMax, 5000, 5000))
+			addr, data = AddrMTU, uint32(pick(60, 100, 1500, cfg.MTUMax, cfg.MTUMax, 5000, 9000))
 		case 3:
 			addr, data = AddrAgeCycles, uint32(pick(0, 0, 1, 50, 400))
 		case 4:

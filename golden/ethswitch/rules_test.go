@@ -401,14 +401,15 @@ func rulesCases() []ruleCase {
 			name: "mtu_above_max",
 			csr:  setup(w(AddrMTU, 5000, 0)),
 			inputs: []scenInput{
-				in(0, plain(Broadcast, macA, 2049), 300),
-				in(0, plain(Broadcast, macA, 2048), 600),
+				in(0, plain(Broadcast, macA, DefaultMTUMax+1), 600),
+				in(0, plain(Broadcast, macA, DefaultMTUMax), 1200),
 			},
-			until: 1000,
-			want:  [][]wantOut{flood(0, 1, 0, 602, 603, 858)},
-			count: map[string]uint64{"port0.rx_frames": 2, "port0.rx_bytes": 4097, "port0.drop_oversize": 1,
-				"port1.tx_frames": 1, "port1.tx_bytes": 2048, "port2.tx_frames": 1, "port2.tx_bytes": 2048,
-				"port3.tx_frames": 1, "port3.tx_bytes": 2048},
+			until: 2000,
+			// 4224 bytes are 528 beats: 1203 .. 1730
+			want: [][]wantOut{flood(0, 1, 0, 1202, 1203, 1730)},
+			count: map[string]uint64{"port0.rx_frames": 2, "port0.rx_bytes": 2*DefaultMTUMax + 1, "port0.drop_oversize": 1,
+				"port1.tx_frames": 1, "port1.tx_bytes": DefaultMTUMax, "port2.tx_frames": 1, "port2.tx_bytes": DefaultMTUMax,
+				"port3.tx_frames": 1, "port3.tx_bytes": DefaultMTUMax},
 			check: func(t *testing.T, m *Model, _ []Out, _ []scenInput) {
 				if v := m.CSRRead(AddrMTU); v != 5000 {
 					t.Errorf("MTU reads %d, want 5000", v)
@@ -596,7 +597,7 @@ func rulesCases() []ruleCase {
 		{
 			// DRR: a step that leaves a queue for lack of deficit clears
 			// fresh, so the next queue gets its quantum in the same pick.
-			// 22 q7 (2048-64); 107 q7 empty, q0 50 < 64, q1 100 -> pick
+			// 22 q7 (4224-64); 107 q7 empty, q0 50 < 64, q1 100 -> pick
 			// (36); 115 q1 empty, q2..q7 empty, q0 50+50 = 100 -> pick.
 			name: "drr_next_queue_fresh",
 			cfg: func(c *Config) {

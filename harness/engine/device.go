@@ -129,6 +129,10 @@ type Top struct {
 	// MaxFrame is the longest frame its inputs take, in bytes (0: no
 	// limit): workloads check their path MTU against it.
 	MaxFrame int
+	// MaxFrameRegister names the register (of Registers) that lowers
+	// MaxFrame at run time, such as the switch's MTU: a scenario that sets
+	// it lower is checked against its value.
+	MaxFrameRegister string
 	// Floods: it sends a frame out of several ports (a switch flooding an
 	// unknown destination), so a loop of links through it would carry
 	// copies round for ever; scenarios with such a loop are refused.

@@ -116,12 +116,15 @@ module eth_switch #(
     parameter int KEEP_WIDTH  = DATA_WIDTH / 8,
     // Priority queues per egress port; queue index = priority, so 8.
     parameter int QUEUES      = 8,
-    // Largest frame the buffer holds, bytes (60 to 65535).
-    parameter int MTU_MAX     = 2048,
-    // Frame slots of MTU_MAX bytes in the shared pool (plus 2 per port).
-    parameter int SLOTS       = 64,
-    // Bytes of frames one egress port may hold queued.
-    parameter int BUF_BYTES   = 16384,
+    // Largest frame the buffer holds, bytes (60 to 65535). 4224: the
+    // longest RoCEv2 packet of path MTU 4096 (4178 bytes with a VLAN tag,
+    // IBTA annex A17; no FCS here) in whole 64-byte beats (README).
+    parameter int MTU_MAX     = 4224,
+    // Frame slots of MTU_MAX bytes in the shared pool (plus 2 per port):
+    // enough for 4 ports' BUF_BYTES of 1518-byte frames (README).
+    parameter int SLOTS       = 96,
+    // Bytes of frames one egress port may hold queued: 7 such packets.
+    parameter int BUF_BYTES   = 32768,
     // MAC table entries, a power of two from 2 to 256.
     parameter int MAC_ENTRIES = 64
 ) (

@@ -55,7 +55,7 @@ module switch_csr #(
     // Priority queues per port; must be 8.
     parameter int QUEUES     = 8,
     // Largest frame, bytes (reset value of MTU and QUANTUM).
-    parameter int MTU_MAX    = 2048,
+    parameter int MTU_MAX    = 4224,
     // Width of a frame length on tx_len.
     parameter int LEN_W      = 16
 ) (

@@ -84,13 +84,13 @@ module switch_decide #(
     // Priority queues per egress port; must be 8.
     parameter int QUEUES     = 8,
     // Largest frame, bytes.
-    parameter int MTU_MAX    = 2048,
+    parameter int MTU_MAX    = 4224,
     // Pool slots; slots SLOTS..NSLOT-1 are the initial landing slots.
-    parameter int SLOTS      = 64,
+    parameter int SLOTS      = 96,
     // All slots.
     parameter int NSLOT      = SLOTS + 2 * PORTS,
     // Queued bytes one egress port may hold.
-    parameter int BUF_BYTES  = 16384,
+    parameter int BUF_BYTES  = 32768,
     // Header bytes kept (the first HDR_BEATS beats of each frame).
     parameter int HDR_BYTES  = 48,
     parameter int HDR_BEATS  = (HDR_BYTES + DATA_WIDTH / 8 - 1) / (DATA_WIDTH / 8),

@@ -28,12 +28,12 @@ module switch_top #(
     parameter int KEEP_WIDTH  = DATA_WIDTH / 8,
     // Priority queues per egress port.
     parameter int QUEUES      = 8,
-    // Largest frame the buffer holds, bytes.
-    parameter int MTU_MAX     = 2048,
+    // Largest frame the buffer holds, bytes (jumbo: path MTU 4096).
+    parameter int MTU_MAX     = 4224,
     // Pool slots of MTU_MAX bytes.
-    parameter int SLOTS       = 64,
+    parameter int SLOTS       = 96,
     // Queued bytes per egress port.
-    parameter int BUF_BYTES   = 16384,
+    parameter int BUF_BYTES   = 32768,
     // MAC table entries.
     parameter int MAC_ENTRIES = 64
 ) (

@@ -114,7 +114,9 @@ func init() {
 			Registers: switchRegisters(),
 			ReadOnly:  map[string]uint32{"ID": ethswitch.AddrID, "SHAPE": ethswitch.AddrShape},
 			MaxFrame:  ethswitch.DefaultConfig().MTUMax, // the MTU_MAX sim/build.mk builds with
-			Floods:    true,                             // no spanning tree in the RTL
+			// a frame above the MTU CSR is dropped as oversize
+			MaxFrameRegister: "MTU",
+			Floods:           true, // no spanning tree in the RTL
 		})
 	}
 }

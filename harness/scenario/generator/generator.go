@@ -26,8 +26,8 @@
 //
 //	width = 64        data width in bits: 64 or 512
 //	path = "switch"   "switch": nic0 - RTL switch4 - nic1, links with loss and
-//	                  corruption, path MTU at most 1024; "direct": nic0 - nic1,
-//	                  links that also duplicate and reorder
+//	                  corruption, path MTU up to 4096 (jumbo frames); "direct":
+//	                  nic0 - nic1, links that also duplicate and reorder
 //	messages = 20000  messages asked for; a shape of large messages takes fewer, about
 //	                  ten data packets' worth per message asked for
 //

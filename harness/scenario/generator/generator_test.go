@@ -72,16 +72,21 @@ func TestGeneratedScenariosParse(t *testing.T) {
 }
 
 // The seed draws the NIC soak's shape; through the switch the path MTU is
-// at most 1024 and the links neither duplicate nor reorder.
+// any up to 4096 (jumbo frames cross it) and the links neither duplicate
+// nor reorder.
 func TestNICSoakShapes(t *testing.T) {
 	descs := map[string]bool{}
+	jumbo := 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		text, desc := gen(t, "nic-soak", map[string]any{"messages": 20000}, seed)
 		descs[desc] = true
 		sc, err := scenario.Parse("nic-soak", []byte(text))
 		require.NoError(t, err)
 		require.Len(t, sc.RDMA, 1)
-		assert.LessOrEqual(t, sc.RDMA[0].PMTU, 1024, "seed %d", seed)
+		assert.Equal(t, newSoakShape(seed, 20000).pmtu, sc.RDMA[0].PMTU, "seed %d: not capped", seed)
+		if sc.RDMA[0].PMTU > 1024 {
+			jumbo++
+		}
 		assert.Len(t, sc.Models, 3)
 		for _, l := range sc.Links {
 			assert.Zero(t, l.DupPct)
@@ -93,6 +98,8 @@ func TestNICSoakShapes(t *testing.T) {
 		assert.Len(t, sc.Models, 2)
 	}
 	assert.Len(t, descs, 10, "every seed its own shape")
+	assert.Positive(t, jumbo, "some seeds send frames above 2048 bytes through the switch")
+	assert.Equal(t, 4096, soakSwitchPMTU, "the switch's MTU_MAX takes path MTU 4096")
 
 	// Large messages are fewer: about ten data packets per message asked.
 	for seed := uint64(1); seed <= 200; seed++ {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/rocesim/cosim/golden/ethswitch"
 	"github.com/rocesim/cosim/harness/workload/rdma"
 )
 
@@ -53,7 +54,8 @@ func init() {
 
 // nicSoak draws the shape from the seed whatever the path, so that a
 // seed's runs through the switch and direct differ only where the path
-// must: the switch caps the path MTU and makes no duplicates or reorders.
+// must: the switch makes no duplicates or reorders (and would cap the path
+// MTU at soakSwitchPMTU, now every path MTU drawn).
 func nicSoak(p Params, seed uint64) (string, string, error) {
 	width, path := p["width"].(int), p["path"].(string)
 	shape := newSoakShape(seed, p["messages"].(int))
@@ -129,9 +131,9 @@ func newSoakShape(seed uint64, messages int) soakShape {
 }
 
 // soakSwitchPMTU is the largest path MTU of a soak run through the switch:
-// it takes frames of up to MTU_MAX = 2048 bytes, and a path MTU of 2048 or
-// more does not fit with its headers.
-const soakSwitchPMTU = 1024
+// the largest whose packets fit in its MTU_MAX (4224 bytes, jumbo), so
+// 4096, every path MTU the shape draws.
+var soakSwitchPMTU = rdma.LargestPMTU(ethswitch.DefaultConfig().MTUMax)
 
 // soakPacketsPerMessage is the data packets a soak run may move per
 // message asked for, on average: soakMessages scales a shape of large

@@ -33,19 +33,28 @@ func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
 			}
 			to, _, _ := strings.Cut(l.To, ".")
 			m, err := ws.Model(to)
-			if err != nil || m.Top.MaxFrame == 0 || frame <= m.Top.MaxFrame {
+			if err != nil {
+				continue
+			}
+			limit, what := m.Top.MaxFrame, ""
+			if r := m.Top.MaxFrameRegister; r != "" {
+				if v, ok := m.Spec.CSR[r]; ok && v >= 0 && (limit == 0 || v < int64(limit)) {
+					limit, what = int(v), " (its "+r+" register)"
+				}
+			}
+			if limit == 0 || frame <= limit {
 				continue
 			}
 			return &engine.ScenarioError{Err: sc.KeyError(fmt.Sprintf("rdma.%d.pmtu", i),
-				"a path MTU of %d makes packets of up to %d bytes, and %s (top %s) between the NICs takes at most %d: use %d or less",
-				w.PMTU, frame, to, m.Top.Name, m.Top.MaxFrame, largestPMTU(m.Top.MaxFrame))}
+				"a path MTU of %d makes packets of up to %d bytes, and %s (top %s) between the NICs takes at most %d%s: use %d or less",
+				w.PMTU, frame, to, m.Top.Name, limit, what, LargestPMTU(limit))}
 		}
 	}
 	return nil
 }
 
-// largestPMTU is the largest path MTU whose packets fit in maxFrame bytes.
-func largestPMTU(maxFrame int) int {
+// LargestPMTU is the largest path MTU whose packets fit in maxFrame bytes.
+func LargestPMTU(maxFrame int) int {
 	p := 256
 	for _, q := range []int{512, 1024, 2048, 4096} {
 		if q+rocePacketOverhead <= maxFrame {

@@ -342,7 +342,7 @@ func swMACIndex(m swMAC) int {
 }
 
 // Three ports send 1500-byte frames to one: the egress holds at most
-// BUF_BYTES = 16384 bytes, the rest is dropped at the tail and counted;
+// BUF_BYTES = 32768 bytes, the rest is dropped at the tail and counted;
 // nothing runs out of slots, every delivered frame is intact.
 func TestSwitchModelTailDrop(t *testing.T) {
 	for _, tc := range switchModels {

@@ -808,8 +808,8 @@ func swtStrict() swtCase {
 }
 
 // DRR, QUANTUM 100/100/150/300 for queues 0/1/2/5 (7 keeps MTU_MAX =
-// 2048). The blocker is picked from queue 7 at 82 (rr 0 -> 7, deficit
-// 2048-512). Picks on port 1, by the README's steps:
+// 4224). The blocker is picked from queue 7 at 82 (rr 0 -> 7, deficit
+// 4224-512). Picks on port 1, by the README's steps:
 //
 //	146 q7 empty -> 0; q0 +100, 64: pick (36)      -> a1 147-154
 //	154 q0 36 < 64; q1 empty; q2 +150, 120: pick (30) -> c1 155-169
@@ -946,21 +946,23 @@ func swtRED(model string) swtCase {
 }
 
 // Slot pool exhausted (README step 2.6): queue 0 of port 1 is paused for
-// good by a PFC frame (time 0xFFFF), so the 70 frames port 0 sends to B
-// stay queued: the first 64 take the 64 pool slots, the last 6 find none
-// and count drop_no_slot on port 0 (their landing slot is kept). A PFC
-// frame with time 0, last beat at 2000, resumes the queue at the picks of
-// 2002 on: the 64 frames leave back to back from 2003 (first beat D+2).
+// good by a PFC frame (time 0xFFFF), so the SLOTS+6 frames port 0 sends to
+// B stay queued: the first SLOTS (96) take the pool slots, the last 6 find
+// none and count drop_no_slot on port 0 (their landing slot is kept). A
+// PFC frame with time 0, last beat at 2000, resumes the queue at the picks
+// of 2002 on: the queued frames leave back to back from 2003 (first beat
+// D+2).
 func swtNoSlot(model string) swtCase {
+	slots := ethswitch.DefaultConfig().Slots // SLOTS of sim/build.mk
 	b := swtNew("no_slot", model)
 	b.setup(ethswitch.AddrCtrl, ethswitch.CtrlPFCRx)
 	b.learnB()
 	b.add(1, ethswitch.PFCFrame(swtB, 0, 0xFFFF), 20)
 	n := b.beats(64)
 	var queued []int
-	for k := range 70 {
+	for k := range slots + 6 {
 		f := b.add(0, b.plain(swtB, swtA, 64), 30+uint64(k)*n)
-		if k < 64 {
+		if k < slots {
 			queued = append(queued, f)
 		}
 	}
@@ -1011,9 +1013,43 @@ func swtPFCRx(model string) swtCase {
 	return b.done()
 }
 
+// Jumbo frames (README "Parameters": MTU_MAX 4224 takes path MTU 4096).
+// At the reset MTU (= MTU_MAX) a frame of MTU_MAX bytes, a tagged IPv4
+// frame of 4178 bytes (the longest RoCEv2 packet of path MTU 4096, IBTA
+// annex A17, with a VLAN tag) and one of 2049 (above the old 2048 limit)
+// leave whole, back to back; one byte above MTU_MAX is oversize. With MTU
+// = 1518 written mid-run a 2049-byte frame is oversize and 1518 passes;
+// MTU = 9000 acts as MTU_MAX.
+func swtJumbo(model string) swtCase {
+	const max = ethswitch.DefaultMTUMax
+	b := swtNew("jumbo", model)
+	b.learnB()
+	n := b.beats(max)
+	t := 20 + n
+	i0 := b.add(0, b.plain(swtB, swtA, max), t)
+	i1 := b.add(2, b.ipTagged(swtB, swtC, 0, 0, swtECT0, 4178), t+10)
+	b.add(3, b.plain(swtB, swtD, max+1), t+20) // oversize
+	i2 := b.add(2, b.plain(swtB, swtC, 2049), t+20+b.beats(2049))
+	end := b.train(1, t+3, i0, i1, i2)
+	w := end + 20
+	b.write(w, ethswitch.AddrMTU, 1518)
+	b.add(0, b.plain(swtB, swtA, 2049), w+1+b.beats(2049)) // oversize at 1518
+	i3 := b.add(0, b.plain(swtB, swtA, 1518), w+10+2*b.beats(2049))
+	end = b.out(1, i3, w+13+2*b.beats(2049))
+	w = end + 20
+	b.write(w, ethswitch.AddrMTU, 9000)
+	i4 := b.add(2, b.plain(swtB, swtC, max), w+1+n)
+	b.add(3, b.plain(swtB, swtD, max+1), w+1+n) // oversize: 9000 acts as MTU_MAX
+	b.out(1, i4, w+4+n)
+	b.c.count["port0.drop_oversize"] = 1
+	b.c.count["port3.drop_oversize"] = 2
+	return b.done()
+}
+
 // Runt, oversize and bad frames (MTU = 100): the first matching reason
 // counts, on the ingress port; none is forwarded or learned.
 func swtValidity() swtCase {
+	const mx = ethswitch.DefaultMTUMax
 	b := swtNew("runt_oversize_bad", "switch4_64")
 	b.setup(ethswitch.AddrMTU, 100)
 	b.add(0, b.plain(swtBcast, swtA, 59), 20)               // runt
@@ -1026,8 +1062,8 @@ func swtValidity() swtCase {
 	b.add(3, []byte{0x42}, 100)                             // a 1-byte runt
 	b.addBad(3, b.plain(swtBcast, swtD, 17), 110)           // runt
 	b.add(2, b.plain(swtBcast, swtC, 14), 120)              // a bare header: runt
-	b.add(1, b.plain(swtBcast, swtB, 2048), 400)            // MTU_MAX, above MTU
-	b.add(2, b.plain(swtBcast, swtC, 2100), 700)            // above MTU_MAX
+	b.add(1, b.plain(swtBcast, swtB, mx), 1000)             // MTU_MAX, above MTU
+	b.add(2, b.plain(swtBcast, swtC, mx+1), 1600)           // above MTU_MAX
 	b.addBad(3, b.plain(swtBcast, swtE, 64), 130)           // bad: E not learned
 	b.flood(b.add(0, b.plain(swtE, swtA, 64), 150), 153)    // so this floods
 	for name, n := range map[string]uint64{
@@ -1082,7 +1118,7 @@ func swtMACControl() swtCase {
 //   - ECN_K[0] = 0 at 270: e2 decided at 270 sees the old 100000, e3
 //     decided at 271 (qocc 64 > 0) is marked;
 //   - CTRL = ecn|sched at 459: the pick at 452 is strict (q6a), the one at
-//     460 DRR (rr 0: q0 empty, q1 +2048 -> q1a, then q1b, then q6b).
+//     460 DRR (rr 0: q0 empty, q1 +4224 -> q1a, then q1b, then q6b).
 func swtCSRMidRun() swtCase {
 	b := swtNew("csr_mid_run", "switch4_64")
 	b.setup(ethswitch.AddrCtrl, ethswitch.CtrlECN)
@@ -1123,7 +1159,7 @@ func swtCSRMidRun() swtCase {
 	return b.done()
 }
 
-// Tail drop with the build's BUF_BYTES = 16384: ports 1, 2 and 3 send 12
+// Tail drop with the build's BUF_BYTES = 32768: ports 1, 2 and 3 send 20
 // frames each, back to back, to A on port 0, which drains one port's worth:
 // the egress overflows. The README check replays admission (step 2.7) on
 // the side's own departures: a copy decided at D is admitted iff occ(0) +
@@ -1131,15 +1167,27 @@ func swtCSRMidRun() swtCase {
 // it (earlier cycle, or lower port in the same cycle) whose last beat z is
 // at or after D (they count until z, not from z+1).
 func swtTailDrop(model string) swtCase {
-	b := swtNew("tail_drop", model)
+	return swtTailDropOf("tail_drop", model, 20, []int{1500, 1024, 1518, 700, 1400, 900})
+}
+
+// Tail drop of jumbo frames: 6 each of up to MTU_MAX bytes, so BUF_BYTES
+// holds 7 of them (README "Parameters"), and the byte count, not the
+// frame count, decides.
+func swtTailDropJumbo(model string) swtCase {
+	return swtTailDropOf("tail_drop_jumbo", model, 6, []int{ethswitch.DefaultMTUMax, 4178, 2100, 3000})
+}
+
+// swtTailDropOf is the tail drop case with each frames of these sizes per
+// sending port.
+func swtTailDropOf(name, model string, each int, sizes []int) swtCase {
+	b := swtNew(name, model)
 	b.add(0, b.plain(swtBcast, swtA, 64), 12)
-	sizes := []int{1500, 1024, 1518, 700, 1400, 900}
 	var ins []int
 	prio := map[int]int{}
 	for i, src := range []ethswitch.MAC{swtB, swtC, swtD} {
 		p := 1 + i
 		at := uint64(30)
-		for k := range 12 {
+		for k := range each {
 			f := b.tagged(swtA, src, 2*i+1, sizes[(k+i)%len(sizes)])
 			in := b.addAt(p, f, at)
 			at += b.beats(len(f))
@@ -1151,7 +1199,7 @@ func swtTailDrop(model string) swtCase {
 	c.want = nil
 	c.check = func(t *testing.T, side string, r *swtResult, v *swtView) {
 		t.Helper()
-		const bufBytes = 16384 // BUF_BYTES of sim/build.mk
+		bufBytes := uint64(ethswitch.DefaultConfig().BufBytes) // BUF_BYTES of sim/build.mk
 		sort.SliceStable(ins, func(i, j int) bool {
 			a, b := r.c.in[ins[i]], r.c.in[ins[j]]
 			return r.last[ins[i]] < r.last[ins[j]] || r.last[ins[i]] == r.last[ins[j]] && a.port < b.port
@@ -1195,7 +1243,7 @@ func swtTailDrop(model string) swtCase {
 		}
 		for p := range r.ports {
 			if n := v.counter(p, ethswitch.DropNoSlot); n != 0 {
-				t.Errorf("README vs %s: port%d.drop_no_slot = %d, want 0 (36 frames, 64 slots)", side, p, n)
+				t.Errorf("README vs %s: port%d.drop_no_slot = %d, want 0 (%d frames, %d slots)", side, p, n, len(ins), ethswitch.DefaultConfig().Slots)
 			}
 		}
 		if len(admitted) == len(ins) || len(admitted) == 0 {
@@ -1588,9 +1636,9 @@ func swtRandom(model string, frames int, seed uint64) swtCase {
 		case u < 98:
 			s.Len = 1 + rng.IntN(59) // runt
 		case u < 99:
-			s.Len = 1519 + rng.IntN(530) // above MTU 1518, up to MTU_MAX
+			s.Len = 1519 + rng.IntN(ethswitch.DefaultMTUMax-1518) // above MTU 1518, up to MTU_MAX (jumbo)
 		default:
-			s.Len = 2049 + rng.IntN(100) // above MTU_MAX
+			s.Len = ethswitch.DefaultMTUMax + 1 + rng.IntN(100) // above MTU_MAX
 		}
 		switch u := rng.IntN(100); {
 		case e.busy[p] && u < 85:
@@ -1679,7 +1727,7 @@ func swtRandom(model string, frames int, seed uint64) swtCase {
 		case 5:
 			add(ethswitch.AddrAgeCycles, []uint32{0, 1000, 4000}[rng.IntN(3)])
 		case 6:
-			add(ethswitch.AddrMTU, []uint32{1518, 1518, 600, 2048, 3000}[rng.IntN(5)])
+			add(ethswitch.AddrMTU, []uint32{1518, 1518, 600, 2048, 3000, 4224, 9000}[rng.IntN(7)])
 		case 7:
 			add(ethswitch.AddrDSCPMap+4*u32(0, 8), rng.Uint32()&0x77777777)
 		}
@@ -1711,6 +1759,10 @@ func TestSwitchTimingDirected(t *testing.T) {
 		swtDRR(),
 		swtTailDrop("switch4_64"),
 		swtTailDrop("switch4_512"),
+		swtTailDropJumbo("switch4_64"),
+		swtTailDropJumbo("switch4_512"),
+		swtJumbo("switch4_64"),
+		swtJumbo("switch4_512"),
 		swtECN("switch4_64"),
 		swtECN("switch4_512"),
 		swtRED("switch4_64"),
