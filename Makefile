@@ -76,8 +76,17 @@ $(BUILD)/cosim:
 # Only the models the default scenario needs, and without profile feedback
 # (their binaries, not `models`' PGO stamps): a run of a few seconds gains
 # less than the training costs. `make build` rebuilds them with it.
-cosim: deps-cosim $(BUILD)/cosim $(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m)) ## run the main job: the built-in default scenario through the RTL, every frame checked (builds only what it needs)
-	$(BUILD)/cosim run --seed $(SEED) --out $(OUT)/cosim
+# SCENARIO: a built-in name (cosim scenarios) or a file; the cosim command
+# names the models it runs, and only those are built.
+cosim: deps-cosim $(BUILD)/cosim $(if $(SCENARIO),,$(foreach m,$(DEFAULT_MODELS),$(call sim_model_bin,$m))) ## run the main job: the built-in default scenario (or SCENARIO=fabric, a name or a file) through the RTL, every frame checked (builds only what it needs)
+	$(if $(SCENARIO),@models=$$($(BUILD)/cosim scenarios --models $(SCENARIO)) && \
+	  $(MAKE) --no-print-directory $$(for m in $$models; do echo model-$$m; done))
+	$(BUILD)/cosim run $(SCENARIO) --seed $(SEED) --out $(OUT)/cosim
+
+# model-NAME: one Verilator model's binary, as sim/build.mk names it.
+.SECONDEXPANSION:
+model-%: $$(call sim_model_bin,$$*)
+	@:
 
 test: deps lint build models-coverage-test ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 30m ./...

@@ -139,7 +139,7 @@ func bridgeScenario(rest []string) (*scenario.Scenario, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		sc, err := scenario.Load(rest[0])
+		sc, err := scenario.Open(rest[0])
 		return sc, text, err
 	}
 	return nil, nil, fmt.Errorf("one scenario at a time, got %d", len(rest))

@@ -339,10 +339,11 @@ func catalogue(t *testing.T) []catCase {
 	)
 	// [[rdma]] and [rdma.dcqcn]: the table's extra keys start at line 25.
 	add(
-		scenText("scenario/rdma one nic", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, `nics = ["n0"]`, 1)), 23, "rdma[0].nics", `must name two different NIC models, is ["n0"]`),
-		scenText("scenario/rdma the same nic twice", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, `nics = ["n0", "n0"]`, 1)), 23, "rdma[0].nics", "must name two different NIC models"),
+		scenText("scenario/rdma one nic", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, `nics = ["n0"]`, 1)), 23, "rdma[0].nics", `must name at least two NIC models, is ["n0"]`),
+		scenText("scenario/rdma the same nic twice", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, `nics = ["n0", "n0"]`, 1)), 23, "rdma[0].nics", `names "n0" twice`),
 		scenText("scenario/rdma unknown nic", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, `nics = ["n0", "n9"]`, 1)), 23, "rdma[0].nics", `"n9" names no model of this scenario`),
-		scenText("scenario/rdma nic in two workloads", []byte(rdmaNICs+"\n[[rdma]]\nnics = [\"n1\", \"n0\"]\nmessages = 1\n"), 27, "rdma[1].nics", `model "n1" is in two [[rdma]] workloads`),
+		scenText("scenario/rdma nic over its QPs in two workloads", []byte(rdmaNICs+"\n[[rdma]]\nnics = [\"n1\", \"n0\"]\nmessages = 1\nqps = 13\n"), 29, "rdma[1].qps", `NIC n1 would hold 17 QPs`),
+		scenText("scenario/rdma unknown pattern", []byte(strings.Replace(rdmaNICs, `nics = ["n0", "n1"]`, "nics = [\"n0\", \"n1\"]\npattern = \"star\"", 1)), 24, "rdma[0].pattern", `must be "pairs", "incast", "all-to-all" or "permutation", is "star"`),
 		scenText("scenario/rdma without messages", []byte(strings.Replace(rdmaNICs, "messages = 4\n", "", 1)), 22, "rdma[0].messages", "must be set"),
 		rdma("scenario/rdma messages 0", "", 0, "", ""),
 		rdma("scenario/rdma qps 0", "qps = 0", 25, "rdma[0].qps", "must be 1 to 16 (the NIC's QPS), is 0"),

@@ -17,9 +17,10 @@ import (
 const usage = `usage: cosim <command> [arguments]
 
 commands:
-  run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]
-                                    co-simulate a scenario (the built-in default when none is given)
-                                    with every frame checked against the golden models
+  run [SCENARIO] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D]
+                                    co-simulate a scenario, a file or a built-in name (the built-in
+                                    default when none is given), every frame checked against the
+                                    golden models
                                     --no-pcap writes no pcapng per link (long campaigns)
                                     --replay RECORDING re-runs a bridge session without any TAP
   bridge [SCENARIO.toml] [--seed N] [--out DIR] [--models DIR] [--no-pcap]
@@ -29,6 +30,9 @@ commands:
   tap-demo [--width BITS] [--seconds S] [--out DIR]
                                     four hosts in network namespaces on the RTL switch: ping and
                                     iperf3 through it, RTT, throughput and the check (needs root)
+  scenarios [--show NAME] [--models SCENARIO]
+                                    list the built-in scenarios, print one, or name the models a
+                                    scenario runs
   check [--json] FILE.pcap[ng]...   decode every packet with the golden codecs and check it
   selftest [--out DIR] [--seed N]   build sample packets of every opcode with the golden codecs,
                                     check them and corrupted copies of them
@@ -100,6 +104,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runTapDemo(ctx, rest, stdout, stderr)
 	case "check":
 		return runCheck(ctx, rest, stdout, stderr)
+	case "scenarios":
+		return runScenarios(ctx, rest, stdout, stderr)
 	case "selftest":
 		return runSelftest(ctx, rest, stdout, stderr)
 	case "campaign":

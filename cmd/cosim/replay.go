@@ -22,7 +22,7 @@ func loadReplay(path string, rest []string) (*replaying, error) {
 	}
 	var sc *scenario.Scenario
 	if len(rest) == 1 {
-		sc, err = scenario.Load(rest[0])
+		sc, err = scenario.Open(rest[0])
 	} else {
 		sc, err = scenario.Parse(path+" (recorded scenario)", rec.Scenario)
 	}

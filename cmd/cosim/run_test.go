@@ -370,7 +370,7 @@ func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
 	require.NoError(t, err)
 	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
 	assert.Equal(t, 2, code)
-	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) between the NICs takes at most 2048 (its MTU register): use 1024 or less", file, line),
+	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) on the path from nic0 to nic1 takes at most 2048 (its MTU register): use 1024 or less", file, line),
 		strings.SplitN(stderr, "\n", 2)[0])
 }
 

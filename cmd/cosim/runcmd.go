@@ -30,7 +30,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	replay := fs.String("replay", "", "re-run a cosim bridge session from its `RECORDING` (recording.pcapng in its out directory) without any TAP; the scenario defaults to the recorded one")
 	rtlCov := fs.Bool("coverage", false, "every model writes its Verilator coverage (line, toggle, cover points) to OUT/coverage/<model>.dat; needs the models of make models-coverage, the default --models then being "+coverageModels)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO.toml] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE] [--no-rerun] [--trace-before N] [--trace-after N] [--coverage]")
+		fmt.Fprintln(stderr, "usage: cosim run [SCENARIO] [--seed N] [--out DIR] [--trace] [--models DIR] [--step-timeout D] [--no-pcap] [--replay RECORDING] [--junit FILE] [--no-rerun] [--trace-before N] [--trace-after N] [--coverage]")
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterleaved(fs, args)
@@ -53,7 +53,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case len(rest) == 0:
 		sc, err = scenario.Default()
 	default:
-		sc, err = scenario.Load(rest[0])
+		sc, err = scenario.Open(rest[0])
 	}
 	if err != nil {
 		return fail(exitBadInput, "run: %v", err)

@@ -29,6 +29,12 @@ func printSummary(w io.Writer, sum *engine.Summary) {
 	for _, l := range sum.CounterLines() {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
+	for _, l := range sum.FigureLines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	for _, l := range sum.FlowLines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	names := make([]string, 0, len(sum.Taps))
 	for n := range sum.Taps {
 		names = append(names, n)

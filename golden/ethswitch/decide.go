@@ -57,7 +57,7 @@ func (m *Model) decision(d *Decision, in *input, t uint64) {
 			for q := range NumQueues {
 				if enable&(1<<q) != 0 {
 					quanta := uint16(f[18+2*q])<<8 | uint16(f[19+2*q])
-					p.pauseUntil[q] = t + PauseCycles(quanta, m.cfg.DataWidth) + PauseStartDelay
+					p.pause(q, t+PauseStartDelay, t+PauseCycles(quanta, m.cfg.DataWidth)+PauseStartDelay)
 					if quanta == 0 {
 						m.pfcEv[i][q][pfcResumed]++
 					} else {
@@ -127,6 +127,7 @@ func (m *Model) decision(d *Decision, in *input, t uint64) {
 		p.q[prio].push(ent)
 		p.occ += uint64(n)
 		p.qocc[prio] += uint64(n)
+		p.qoccMax[prio] = max(p.qoccMax[prio], p.qocc[prio])
 		d.Queued |= 1 << e
 		refs++
 	}

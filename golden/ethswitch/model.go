@@ -224,6 +224,11 @@ type port struct {
 	occ        uint64
 	qocc       [NumQueues]uint64
 	pauseUntil [NumQueues]uint64 // queue p is paused at picks of cycles < pauseUntil[p]
+	// The picks paused so far: pausedDone before pauseFrom, and
+	// pauseFrom..pauseUntil-1 as the cycles pass.
+	pausedDone [NumQueues]uint64
+	pauseFrom  [NumQueues]uint64
+	qoccMax    [NumQueues]uint64 // the largest qocc seen
 	// PFC frames waiting: at most one per priority, in the order their
 	// priorities first asked; a newer frame for a waiting priority
 	// replaces it in place (README "PFC").
@@ -404,6 +409,25 @@ func (m *Model) QueueOccupancy(e, p int) uint64 { return m.ports[e].qocc[p] }
 // IngressBytes returns ic(i,p), the bytes of frames from port i with
 // priority p holding a slot, after every update of the cycles before Now().
 func (m *Model) IngressBytes(i, p int) uint64 { return m.ic[i][p] }
+
+// PausedCycles returns the cycles whose picks saw queue p of egress e
+// paused by a received PFC frame, of the cycles before Now().
+func (m *Model) PausedCycles(e, p int) uint64 {
+	pt := &m.ports[e]
+	return pt.pausedDone[p] + min(m.now, pt.pauseUntil[p]) - min(m.now, pt.pauseFrom[p], pt.pauseUntil[p])
+}
+
+// MaxQueueOccupancy returns the largest qocc(e,p) any decision saw.
+func (m *Model) MaxQueueOccupancy(e, p int) uint64 { return m.ports[e].qoccMax[p] }
+
+// pause pauses queue q's picks of cycles from..until-1 (none when until is
+// from), replacing what an earlier PFC frame left of its pause.
+func (p *port) pause(q int, from, until uint64) {
+	if p.pauseUntil[q] > p.pauseFrom[q] {
+		p.pausedDone[q] += min(from, p.pauseUntil[q]) - min(from, p.pauseFrom[q])
+	}
+	p.pauseFrom[q], p.pauseUntil[q] = from, until
+}
 
 // PausedUntil returns the first cycle whose picks no longer see queue p of
 // egress e paused by a received PFC frame (0 if it was never paused).

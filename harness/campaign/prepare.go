@@ -91,8 +91,8 @@ func Prepare(ctx context.Context, c *File, out, models, mutants string, log io.W
 	return runs, os.WriteFile(filepath.Join(out, PlanFile), append(b, '\n'), 0o644)
 }
 
-// scenarioModels names the models a scenario file ("" the built-in one)
-// runs, as sim/build.mk does ("switch4_64").
+// scenarioModels names the models a scenario file ("" the built-in
+// default) runs, as sim/build.mk does ("switch4_64").
 func scenarioModels(file string) ([]string, error) {
 	var sc *scenario.Scenario
 	var err error
@@ -104,18 +104,5 @@ func scenarioModels(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, m := range sc.Models {
-		if m.Remote != "" {
-			continue // started elsewhere: no mutant of ours runs there
-		}
-		top, err := engine.LookupTop(m.Top)
-		if err != nil {
-			return nil, sc.KeyError("model", "%v", err)
-		}
-		if n := engine.ModelName(top, m.DataWidth); !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	return names, nil
+	return engine.ModelNames(sc)
 }

@@ -58,6 +58,12 @@ type Summary struct {
 	// CompletionLatency is, per workload that times its messages, the
 	// cycles from a post to its completion.
 	CompletionLatency map[string]*LatencyStats `json:"completion_latency_cycles,omitempty"`
+	// Figures are, per model, what its golden model measured beyond the
+	// counters (Figurer): a switch's pause_cycles.outE.prioP and
+	// max_queue_bytes.outE.prioP.
+	Figures map[string]map[string]uint64 `json:"figures,omitempty"`
+	// Flows lists each workload QP's traffic (Flows), in workload order.
+	Flows []Flow `json:"flows,omitempty"`
 	// ClockMHz converts cycles to time, for reports.
 	ClockMHz float64 `json:"clock_mhz"`
 	// Models says what each model is, for reports: its RTL top and width.
@@ -310,6 +316,14 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	for _, n := range r.nodes {
 		s.Stalls[n.name] = n.stalls
 		s.Models[n.name] = ModelInfo{Top: n.spec.Top, DataWidth: n.width, InPorts: n.top.In, OutPorts: n.top.Out}
+		if f, ok := n.golden.(Figurer); ok {
+			fig := map[string]uint64{}
+			f.Figures(func(name string, v uint64) { fig[name] = v })
+			if s.Figures == nil {
+				s.Figures = map[string]map[string]uint64{}
+			}
+			s.Figures[n.name] = fig
+		}
 		if e, ok := n.golden.(Eventer); ok {
 			ev := map[string]uint64{}
 			e.Events(func(name string, count uint64) { ev[name] += count })
@@ -343,6 +357,9 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 	s.Workload = r.workFails
 	for _, w := range r.workloads {
 		s.Workloads = append(s.Workloads, w.Name())
+		if f, ok := w.(Flows); ok {
+			s.Flows = append(s.Flows, f.Flows()...)
+		}
 		if l, ok := w.(Latencies); ok {
 			if st := latencyStats(l.Latencies()); st != nil {
 				if s.CompletionLatency == nil {
@@ -352,6 +369,7 @@ func (r *run) summary(wall time.Duration, runErr error) *Summary {
 			}
 		}
 	}
+	goodput(s.Flows, r.sc.ClockMHz*1e6)
 	s.ClockMHz, s.Links, s.Problems = r.sc.ClockMHz, r.sb.Streams(), r.sb.Problems()
 	// after closeModels: the models have written them
 	s.RTLCoverage = r.coverageFiles()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,6 +360,25 @@ func PcapName(link string) string { return strings.ReplaceAll(link, "->", "--") 
 
 // ModelName is sim/build.mk's name for the model of a top at a data width.
 func ModelName(top Top, width int) string { return fmt.Sprintf("%s_%d", top.Name, width) }
+
+// ModelNames names the models a scenario runs here, as sim/build.mk does
+// ("switch4_64"), each once; a remote model is started elsewhere.
+func ModelNames(sc *scenario.Scenario) ([]string, error) {
+	var names []string
+	for i, m := range sc.Models {
+		if m.Remote != "" {
+			continue
+		}
+		top, err := LookupTop(m.Top)
+		if err != nil {
+			return nil, sc.KeyError(fmt.Sprintf("model.%d.top", i), "%v", err)
+		}
+		if n := ModelName(top, m.DataWidth); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
 
 // ModelPath is where sim/build.mk puts the binary of a top at a data width.
 func ModelPath(dir string, top Top, width int) string {

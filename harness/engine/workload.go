@@ -45,6 +45,19 @@ type WorkloadSetup struct {
 	r        *run
 }
 
+// Path is the models a frame from model a crosses to reach model b, a and
+// b included, or nil when no links join them. Links through a model that
+// floods form a forest (checkLoops), so through switches it is the one
+// path.
+func (s *WorkloadSetup) Path(a, b string) []string {
+	tree := map[string][]string{}
+	for _, lk := range s.r.links {
+		tree[lk.from.model] = append(tree[lk.from.model], lk.to.model)
+		tree[lk.to.model] = append(tree[lk.to.model], lk.from.model)
+	}
+	return treePath(tree, b, a) // treePath lists its path from its second end back
+}
+
 // SetupModel is one model of a run being built, as a workload sees it.
 type SetupModel struct {
 	Spec   scenario.Model // as the scenario wrote it

@@ -6,15 +6,20 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// RDMA is a workload of RC messages between two NIC models: QP pairs join
-// them, and the host behind each posts SEND, WRITE and READ work requests
-// through its NIC's command port (in1), reacting to the completion records
-// it reads from out1. It also configures both NICs (addresses, memory
-// regions, QPs) and fills and checks their host memory.
+// RDMA is a workload of RC messages between NIC models: QP pairs join
+// them as its pattern says, and the host behind each posts SEND, WRITE and
+// READ work requests through its NIC's command port (in1), reacting to the
+// completion records it reads from out1. It also configures the NICs
+// (addresses, memory regions, QPs) and fills and checks their host memory.
+// A NIC may be in several workloads: each takes its own QP slots and
+// memory region on it.
 type RDMA struct {
-	NICs     []string `toml:"nics"`     // two NIC models, joined by [[link]]s (directly or through a switch)
-	QPs      int      `toml:"qps"`      // QP pairs (default 4)
-	Messages int      `toml:"messages"` // work requests in all, both directions (at least 1; no default)
+	NICs []string `toml:"nics"` // two or more NIC models, joined by [[link]]s (directly or through switches)
+	// Pattern says which NICs QP pairs join and which way messages go
+	// (default "pairs"; Connections).
+	Pattern  string `toml:"pattern"`
+	QPs      int    `toml:"qps"`      // QP pairs per connection (default 4)
+	Messages int    `toml:"messages"` // work requests in all, over every connection (at least 1; no default)
 	// The mix, in percent of messages (default 40 SEND, 40 WRITE, 20
 	// READ); ImmPct of the SENDs and WRITEs carry an immediate (default 25).
 	SendPct  float64  `toml:"send_pct"`
@@ -95,6 +100,9 @@ func (s *Scenario) rdmaDefaults(set []map[string]any) {
 		if unset("qps") {
 			w.QPs = 4
 		}
+		if w.Pattern == "" {
+			w.Pattern = PatternPairs
+		}
 		if w.SendPct == 0 && w.WritePct == 0 && w.ReadPct == 0 {
 			w.SendPct, w.WritePct, w.ReadPct = 40, 40, 20
 		}
@@ -134,24 +142,29 @@ func (s *Scenario) rdmaDefaults(set []map[string]any) {
 const maxMessage = 1 << 20
 
 func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map[string]any) error {
-	used := map[string]bool{}
+	slots := map[string]int{}   // QP slots each NIC's workloads take
+	dcqcnOf := map[string]int{} // the first workload that configures each NIC
 	for i, w := range s.RDMA {
 		k := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), f} }
-		if len(w.NICs) != 2 || w.NICs[0] == w.NICs[1] {
-			return bad(k("nics"), "must name two different NIC models, is %q", w.NICs)
-		}
+		seen := map[string]bool{}
 		for _, n := range w.NICs {
 			if !s.hasModel(n) {
 				return bad(k("nics"), "%q names no model of this scenario", n)
 			}
-			if used[n] {
-				return bad(k("nics"), "model %q is in two [[rdma]] workloads: one configures a NIC", n)
+			if seen[n] {
+				return bad(k("nics"), "names %q twice", n)
 			}
-			used[n] = true
+			seen[n] = true
 		}
 		switch {
-		case w.QPs < 1 || w.QPs > 16:
-			return bad(k("qps"), "must be 1 to 16 (the NIC's QPS), is %d", w.QPs)
+		case len(w.NICs) < 2:
+			return bad(k("nics"), "must name at least two NIC models, is %q", w.NICs)
+		case !validPattern(w.Pattern):
+			return bad(k("pattern"), "must be %q, %q, %q or %q, is %q", PatternPairs, PatternIncast, PatternAllToAll, PatternPermutation, w.Pattern)
+		case w.Pattern == PatternPairs && len(w.NICs)%2 != 0:
+			return bad(k("nics"), "pattern %q joins the NICs two by two: name an even number, not %d", PatternPairs, len(w.NICs))
+		case w.QPs < 1 || w.QPs > nicQPs:
+			return bad(k("qps"), "must be 1 to %d (the NIC's QPS), is %d", nicQPs, w.QPs)
 		case !written(set, i, "messages"):
 			return bad(k("messages"), "must be set: the work requests in all, at least 1")
 		case w.Messages < 1:
@@ -209,8 +222,104 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map
 				}
 			}
 		}
+		for _, n := range w.NICs {
+			slots[n] += w.QPsOn(n)
+			if slots[n] > nicQPs {
+				return bad(k("qps"), "NIC %s would hold %d QPs with this workload's (%s, %d per connection), more than its QPS, %d",
+					n, slots[n], w.Pattern, w.QPs, nicQPs)
+			}
+			// Congestion control is the NIC's, not a QP's: its workloads
+			// must agree on it.
+			if j, ok := dcqcnOf[n]; ok && !sameDCQCN(s.RDMA[j].DCQCN, w.DCQCN) {
+				return bad(k("dcqcn"), "NIC %s is in rdma.%d too, whose [rdma.dcqcn] differs: a NIC has one congestion control", n, j)
+			} else if !ok {
+				dcqcnOf[n] = i
+			}
+		}
 	}
 	return nil
+}
+
+// nicQPs is the NIC's QP slots (rtl/nic README, QPS).
+const nicQPs = 16
+
+// The patterns of an [[rdma]] workload.
+const (
+	PatternPairs       = "pairs"       // nics[0]-nics[1], nics[2]-nics[3], ...; messages both ways
+	PatternIncast      = "incast"      // every other NIC to nics[0] (N:1)
+	PatternAllToAll    = "all-to-all"  // every two NICs; messages both ways
+	PatternPermutation = "permutation" // each NIC to one other, a random derangement drawn from the seed
+)
+
+func validPattern(p string) bool {
+	return p == PatternPairs || p == PatternIncast || p == PatternAllToAll || p == PatternPermutation
+}
+
+// Connection is a pair of the workload's NICs (indexes into NICs) joined
+// by QPs QP pairs; messages go from A to B only, unless Both.
+type Connection struct {
+	A, B int
+	Both bool
+}
+
+// Connections lists the workload's connections. A permutation's depend
+// on the draw: perm[k] is the NIC k sends to (nil for other patterns).
+func (w *RDMA) Connections(perm []int) []Connection {
+	n := len(w.NICs)
+	var c []Connection
+	switch w.Pattern {
+	case PatternIncast:
+		for k := 1; k < n; k++ {
+			c = append(c, Connection{A: k, B: 0})
+		}
+	case PatternAllToAll:
+		for a := range n {
+			for b := a + 1; b < n; b++ {
+				c = append(c, Connection{A: a, B: b, Both: true})
+			}
+		}
+	case PatternPermutation:
+		for k, to := range perm {
+			c = append(c, Connection{A: k, B: to})
+		}
+	default:
+		for k := 0; k+1 < n; k += 2 {
+			c = append(c, Connection{A: k, B: k + 1, Both: true})
+		}
+	}
+	return c
+}
+
+// QPsOn is how many QP slots the workload takes on NIC nic (whatever a
+// permutation draws: each NIC sends to one and hears from one).
+func (w *RDMA) QPsOn(nic string) int {
+	n := len(w.NICs)
+	for k, m := range w.NICs {
+		if m != nic {
+			continue
+		}
+		switch w.Pattern {
+		case PatternIncast:
+			if k == 0 {
+				return (n - 1) * w.QPs
+			}
+			return w.QPs
+		case PatternAllToAll:
+			return (n - 1) * w.QPs
+		case PatternPermutation:
+			return 2 * w.QPs
+		default:
+			return w.QPs
+		}
+	}
+	return 0
+}
+
+func sameDCQCN(a, b *DCQCN) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func (s *Scenario) hasModel(name string) bool {

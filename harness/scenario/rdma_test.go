@@ -48,8 +48,8 @@ func TestRDMAErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, add, key, msg string
 	}{
-		{"one nic", `nics = ["a"]`, "rdma[0].nics", `must name two different NIC models`},
-		{"same nic twice", `nics = ["a", "a"]`, "rdma[0].nics", `must name two different NIC models`},
+		{"one nic", `nics = ["a"]`, "rdma[0].nics", `must name at least two NIC models`},
+		{"same nic twice", `nics = ["a", "a"]`, "rdma[0].nics", `names "a" twice`},
 		{"unknown nic", `nics = ["a", "z"]`, "rdma[0].nics", `"z" names no model`},
 		{"qps 17", `qps = 17`, "rdma[0].qps", "must be 1 to 16"},
 		{"mix", `read_pct = 50`, "rdma[0].send_pct", "add up to 100"},
@@ -152,12 +152,51 @@ func requireError(t *testing.T, text, key, msg string) {
 	assert.Contains(t, se.Msg, msg)
 }
 
+// A NIC may be in several workloads, up to its 16 QPs; they must agree on
+// its congestion control.
 func TestRDMANICInTwoWorkloads(t *testing.T) {
-	_, err := scenario.Parse("r.toml", []byte(rdmaBase+"[[model]]\nname = \"c\"\ntop = \"nic\"\n[[rdma]]\nnics = [\"c\", \"a\"]\n"))
-	var se *scenario.Error
-	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "rdma[1].nics", se.Key)
-	assert.Contains(t, se.Msg, `model "a" is in two [[rdma]] workloads`)
+	two := rdmaBase + "[[model]]\nname = \"c\"\ntop = \"nic\"\n[[rdma]]\nmessages = 5\nnics = [\"c\", \"a\"]\n"
+	s, err := scenario.Parse("r.toml", []byte(two))
+	require.NoError(t, err)
+	assert.Equal(t, 8, s.RDMA[0].QPsOn("a")+s.RDMA[1].QPsOn("a"))
+	requireError(t, two+"qps = 13\n", "rdma[1].qps", "NIC a would hold 17 QPs")
+	requireError(t, two+"[rdma.dcqcn]\n", "rdma[1].dcqcn", "NIC a is in rdma.0 too")
+}
+
+func TestRDMAPatterns(t *testing.T) {
+	four := strings.Replace(rdmaBase, `nics = ["a", "b"]`, `nics = ["a", "b", "c", "d"]`, 1) +
+		"[[model]]\nname = \"c\"\ntop = \"nic\"\n[[model]]\nname = \"d\"\ntop = \"nic\"\n"
+	// The [[model]] tables come after the [[rdma]] table: put the pattern
+	// before them.
+	with := func(kv string) string {
+		return strings.Replace(four, `nics = ["a", "b", "c", "d"]`, `nics = ["a", "b", "c", "d"]`+"\n"+kv, 1)
+	}
+	for _, c := range []struct {
+		pattern string
+		on      []int // QPs on a, b, c, d
+		conns   []scenario.Connection
+	}{
+		{"pairs", []int{4, 4, 4, 4}, []scenario.Connection{{A: 0, B: 1, Both: true}, {A: 2, B: 3, Both: true}}},
+		{"incast", []int{12, 4, 4, 4}, []scenario.Connection{{A: 1, B: 0}, {A: 2, B: 0}, {A: 3, B: 0}}},
+		{"all-to-all", []int{12, 12, 12, 12}, []scenario.Connection{{0, 1, true}, {0, 2, true}, {0, 3, true}, {1, 2, true}, {1, 3, true}, {2, 3, true}}},
+		{"permutation", []int{8, 8, 8, 8}, []scenario.Connection{{A: 0, B: 2}, {A: 1, B: 3}, {A: 2, B: 1}, {A: 3, B: 0}}},
+	} {
+		s, err := scenario.Parse("r.toml", []byte(with(`pattern = "`+c.pattern+`"`)))
+		require.NoError(t, err, c.pattern)
+		w := s.RDMA[0]
+		var on []int
+		for _, n := range w.NICs {
+			on = append(on, w.QPsOn(n))
+		}
+		assert.Equal(t, c.on, on, c.pattern)
+		assert.Equal(t, c.conns, w.Connections([]int{2, 3, 1, 0}), c.pattern)
+	}
+	s, err := scenario.Parse("r.toml", []byte(four))
+	require.NoError(t, err)
+	assert.Equal(t, scenario.PatternPairs, s.RDMA[0].Pattern, "the default")
+	requireError(t, with(`pattern = "ring"`), "rdma[0].pattern", `must be "pairs", "incast", "all-to-all" or "permutation", is "ring"`)
+	requireError(t, strings.Replace(with(""), `"d"]`, `]`, 1), "rdma[0].nics", "an even number, not 3")
+	requireError(t, with("pattern = \"all-to-all\"\nqps = 6"), "rdma[0].qps", "NIC a would hold 18 QPs")
 }
 
 func TestReorderCyclesDefault(t *testing.T) {

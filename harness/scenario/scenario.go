@@ -151,17 +151,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-//go:embed default.toml
-var defaultTOML []byte
-
-// DefaultName is what messages call the built-in scenario.
-const DefaultName = "built-in default scenario"
+// DefaultName is what messages call the built-in default scenario.
+var DefaultName = builtinFile("default")
 
 // Default returns the built-in default scenario.
-func Default() (*Scenario, error) { return Parse(DefaultName, defaultTOML) }
+func Default() (*Scenario, error) { return LoadBuiltin("default") }
 
 // DefaultTOML returns the text of the built-in default scenario.
-func DefaultTOML() []byte { return bytes.Clone(defaultTOML) }
+func DefaultTOML() []byte { t, _ := BuiltinTOML("default"); return t }
 
 // Load reads and checks a scenario file.
 func Load(path string) (*Scenario, error) {

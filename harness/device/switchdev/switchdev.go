@@ -28,6 +28,13 @@ func newSwitchGolden(ports int) func(engine.GoldenEnv) engine.Golden {
 	return func(env engine.GoldenEnv) engine.Golden {
 		cfg := ethswitch.DefaultConfig() // the parameters sim/build.mk builds with
 		cfg.Ports, cfg.DataWidth = ports, env.DataWidth
+		// A build that sets a size (switch8's deeper BUF_BYTES) says so in
+		// its HELLO: the golden model takes the same.
+		for name, v := range map[string]*int{"MTU_MAX": &cfg.MTUMax, "SLOTS": &cfg.Slots, "BUF_BYTES": &cfg.BufBytes, "MAC_ENTRIES": &cfg.MACEntries} {
+			if p, ok := env.Params[name]; ok {
+				*v = p
+			}
+		}
 		if env.SinkStallPct > 0 {
 			cfg.Ready = func(port int, c uint64) bool {
 				return cosim.SinkReady(env.Seed, env.SinkStallPct, uint32(port), c)
@@ -118,6 +125,22 @@ func init() {
 			MaxFrameRegister: "MTU",
 			Floods:           true, // no spanning tree in the RTL
 		})
+	}
+}
+
+// Figures reports, per egress port and priority, the cycles a received
+// PFC frame paused it and the most bytes it held queued (engine.Figurer),
+// leaving out the zeros.
+func (g *switchGolden) Figures(add func(string, uint64)) {
+	for e := range g.ports {
+		for q := range ethswitch.NumQueues {
+			if v := g.m.PausedCycles(e, q); v > 0 {
+				add(fmt.Sprintf("pause_cycles.out%d.prio%d", e, q), v)
+			}
+			if v := g.m.MaxQueueOccupancy(e, q); v > 0 {
+				add(fmt.Sprintf("max_queue_bytes.out%d.prio%d", e, q), v)
+			}
+		}
 	}
 }
 

@@ -1,10 +1,11 @@
 // Package rdma is the [[rdma]] workload (harness/scenario/rdma.go): RC
-// traffic between two NIC models and, behind each, the host that drives
-// it. It registers with the engine as a workload: it configures both NICs
-// (the DUT through CSR writes, the golden model, harness/device/nicdev,
-// with the same values), fills their host memory, posts work requests
-// through the command port and reacts to completions, and at the end
-// checks host memory against golden's and against what the messages meant.
+// traffic between NIC models, joined as the workload's pattern says, and,
+// behind each, the host that drives it. It registers with the engine as a
+// workload: it configures the NICs (the DUT through CSR writes, the golden
+// model, harness/device/nicdev, with the same values), fills their host
+// memory, posts work requests through the command port and reacts to
+// completions, and at the end checks host memory against golden's and
+// against what the messages meant.
 package rdma
 
 import (
@@ -22,39 +23,42 @@ import (
 	"github.com/rocesim/cosim/harness/scenario"
 )
 
-// rdma runs one [[rdma]] workload: two NICs joined by QP pairs, and behind
+// rdma runs one [[rdma]] workload: NICs joined by QP pairs, and behind
 // each the host that posts work requests through the command port (in1)
 // and reacts to the completion records it reads from out1, a host latency
-// after each. It sets both NICs up (the same configuration reaches the DUT
-// as CSR writes and the golden model as calls), fills their host memory,
-// and at the end checks every message against what the workload meant:
-// completed with success, the right bytes and immediate, and the memory as
-// the messages leave it. The golden model checks the NICs; this checks the
-// workload, so a bug both share still shows.
+// after each. It sets its part of the NICs up (the same configuration
+// reaches the DUT as CSR writes and the golden model as calls), fills its
+// region of their host memory, and at the end checks every message against
+// what the workload meant: completed with success, the right bytes and
+// immediate, and the memory as the messages leave it. The golden model
+// checks the NICs; this checks the workload, so a bug both share still
+// shows.
 type rdma struct {
+	i           int
 	name        string
 	w           scenario.RDMA
-	sides       [2]*rdmaSide
+	sides       []*rdmaSide // one per NIC, as w.NICs lists them
 	hostLatency uint64
 	fails       []string
 	byModel     map[string]int // NIC model -> its side
 	latencies   []uint64       // post to completion of each send work request, cycles
 }
 
-// rdmaSide is one NIC and its host.
+// rdmaSide is one NIC and its host, as far as this workload goes: its QPs
+// and its memory region on the NIC.
 type rdmaSide struct {
 	k      int
 	model  string
-	setup  nicdev.Setup
+	part   nicdev.Setup // this workload's memory region, QPs and first memory contents (no Node)
 	golden *nicdev.Golden
 	rkey   uint32
 	base   uint64 // of the registered region
+	size   uint64 // of the registered region
 	stride uint64 // one buffer
 	slots  int    // buffers per QP and area (outstanding)
 	qps    []*rdmaQP
 	posts  []post // scheduled command records, by cycle
 	intent *rc.SparseMemory
-	peer   *rdmaSide
 }
 
 // Buffer areas of a side, each QPs x outstanding buffers of stride bytes.
@@ -75,14 +79,19 @@ type post struct {
 // rdmaQP is one QP of a side: the messages its host sends, and the
 // receives it posts for the peer's.
 type rdmaQP struct {
-	q      int
+	q      int // its index in its side's qps
 	qpn    roce.QPN
+	side   *rdmaSide
+	peerQP *rdmaQP    // the other end of the QP pair
 	msgs   []*rdmaMsg // to send, in order
 	next   int        // msgs[next] is the next to post
 	free   []int      // send buffer slots not in use
 	byID   map[uint64]*rdmaMsg
 	seq    uint64
 	sendOK int
+	// What the completed sends carried, and when (engine.Flow).
+	bytesOK             uint64
+	firstPost, lastDone uint64
 
 	consumers []*rdmaMsg // the peer's messages that take a receive WQE here, in order
 	recvNext  int        // consumers[recvNext] takes the next receive completion
@@ -99,11 +108,12 @@ type rdmaMsg struct {
 	slot int
 	id   uint64
 	from *rdmaSide
-	q    int
+	q    int    // the sending QP's index in from.qps
 	post uint64 // the cycle its host posted it
 }
 
-// nicAddr is the MAC and IPv4 address of NIC k of workload i.
+// nicAddr is the MAC and IPv4 address of NIC k of workload i, the first
+// that names it.
 func nicAddr(i, k int) ([6]byte, netip.Addr) {
 	return [6]byte{0x02, 0x4E, 0x43, 0x00, byte(i), byte(k + 1)}, netip.AddrFrom4([4]byte{10, 0, byte(i), byte(k + 1)})
 }
@@ -156,86 +166,117 @@ func dataWidth(sc *scenario.Scenario, name string) int {
 // rdmaBase is where the registered region of every NIC starts.
 const rdmaBase = 0x1000_0000
 
-// maxRDMAMemory bounds one NIC's buffers: they are all written at the start.
+// maxRDMAMemory bounds one NIC's buffers, over all its workloads: they are
+// all written at the start.
 const maxRDMAMemory = 64 << 20
+
+// regionAlign aligns the regions of a NIC's workloads.
+const regionAlign = 1 << 16
 
 // rdmaStride is the room of one message buffer: maxSize bytes rounded up
 // to a cache line.
 func rdmaStride(maxSize int) uint64 { return (uint64(max(maxSize, 1)) + 63) &^ 63 }
 
-// BuffersFit tells whether a workload's buffers fit each NIC's memory.
+// BuffersFit tells whether the buffers of a workload's NIC with qps QPs
+// fit its memory.
 func BuffersFit(qps, outstanding, maxSize int) bool {
 	return rdmaBuffers(qps, outstanding, maxSize) <= maxRDMAMemory
 }
 
-// rdmaBuffers is what a workload's buffers take of each NIC's memory.
+// rdmaBuffers is what a workload's buffers take of the memory of a NIC
+// where it has qps QPs.
 func rdmaBuffers(qps, outstanding, maxSize int) uint64 {
 	return numAreas * uint64(qps) * uint64(outstanding) * rdmaStride(maxSize)
 }
 
-func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz uint64) (*rdma, error) {
+// newRDMA makes workload i: its sides (each NIC's host, registered in
+// hosts, which gives the NIC its address and its region), its QPs as the
+// pattern joins them, and its messages.
+func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz uint64, hs *hosts) (*rdma, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x5d3a0000+uint64(i)))
-	x := &rdma{name: fmt.Sprintf("rdma%d", i), w: w, hostLatency: w.HostLatency}
+	x := &rdma{i: i, name: fmt.Sprintf("rdma%d", i), w: w, hostLatency: w.HostLatency}
 	stride := rdmaStride(w.MaxSize)
-	size := rdmaBuffers(w.QPs, w.Outstanding, w.MaxSize)
-	if size > maxRDMAMemory {
-		return nil, fmt.Errorf("rdma[%d]: the buffers need %d MiB per NIC (5 x qps x outstanding x max_size), at most %d: lower one of them",
-			i, size>>20, maxRDMAMemory>>20)
-	}
-	for k := range 2 {
-		mac, ip := nicAddr(i, k)
-		s := &rdmaSide{k: k, model: w.NICs[k], base: rdmaBase, stride: stride, slots: w.Outstanding, intent: rc.NewSparseMemory(),
-			rkey: 0x5000_0000 | uint32(i)<<8 | uint32(k+1)}
-		s.setup.Node = rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}
-		if w.DCQCN != nil {
-			s.setup.Node.CNPInterval, s.setup.Node.DCQCN = dcqcnConfig(*w.DCQCN, dataWidth(sc, w.NICs[k]), clockHz)
+	for k, name := range w.NICs {
+		h := hs.host(name, i, k, w, sc, clockHz)
+		size := rdmaBuffers(w.QPsOn(name), w.Outstanding, w.MaxSize)
+		if h.next-rdmaBase+size > maxRDMAMemory {
+			return nil, fmt.Errorf("rdma[%d]: the buffers need %d MiB on NIC %s (5 x its qps x outstanding x max_size, with its other workloads'), at most %d: lower one of them",
+				i, (h.next-rdmaBase+size)>>20, name, maxRDMAMemory>>20)
 		}
-		s.setup.MRs = []rc.MemoryRegion{{Base: s.base, Length: size, RKey: s.rkey, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite}}
+		s := &rdmaSide{k: k, model: name, base: h.next, size: size, stride: stride, slots: w.Outstanding, intent: rc.NewSparseMemory(),
+			rkey: 0x5000_0000 | uint32(i)<<8 | uint32(k+1)}
+		h.next = (h.next + size + regionAlign - 1) &^ (regionAlign - 1)
+		s.part.MRs = []rc.MemoryRegion{{Base: s.base, Length: size, RKey: s.rkey, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite}}
 		// Every buffer starts random, so a stray or missing write shows.
 		data := make([]byte, size)
 		fillRandom(rng, data)
 		for off := uint64(0); off < size; off += cosim.MaxMemLen {
 			blk := data[off:min(size, off+cosim.MaxMemLen)]
-			s.setup.Init = append(s.setup.Init, nicdev.MemBlock{Addr: s.base + off, Data: blk})
+			s.part.Init = append(s.part.Init, nicdev.MemBlock{Addr: s.base + off, Data: blk})
 			s.intent.Write(s.base+off, blk)
 		}
-		x.sides[k] = s
+		x.sides = append(x.sides, s)
 	}
-	a, b := x.sides[0], x.sides[1]
-	a.peer, b.peer = b, a
-	for q := range w.QPs {
-		var qpn [2]roce.QPN
-		var psn [2]roce.PSN
-		for k := range 2 {
-			qpn[k] = roce.QPN(uint32(i+1)<<16 | uint32(k+1)<<8 | uint32(q))
-			psn[k] = roce.PSN(rng.Uint32() & roce.PSNMask)
-			if q == 0 {
-				psn[k] = roce.PSNMask - 8 // the first QP wraps its PSNs early
-			}
-		}
-		udp := uint16(0xC000 | rng.IntN(0x4000))
-		for k, s := range x.sides {
-			p := x.sides[1-k]
-			s.setup.QPs = append(s.setup.QPs, rc.QPConfig{
-				QPN: qpn[k], RemoteQPN: qpn[1-k], RemoteMAC: p.setup.Node.MAC, RemoteIP: p.setup.Node.IP,
-				SendPSN: psn[k], RecvPSN: psn[1-k], PMTU: w.PMTU,
-				Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
-				MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
-				MaxReads: nicdev.Params["MAX_READS"], SQDepth: nicdev.Params["SQ_DEPTH"], RQDepth: nicdev.Params["RQ_DEPTH"],
-			})
-			rq := &rdmaQP{q: q, qpn: qpn[k], byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
-			for slot := range w.Outstanding {
-				rq.free = append(rq.free, slot)
-				rq.recvFree = append(rq.recvFree, slot)
-			}
-			s.qps = append(s.qps, rq)
-		}
+	var perm []int
+	if w.Pattern == scenario.PatternPermutation {
+		perm = cyclicPermutation(rng, len(w.NICs))
 	}
-	// The messages, each on a random QP in a random direction.
+	type pairs struct {
+		both bool
+		qps  [][2]*rdmaQP // QP pair q: the sender's (A) and the receiver's (B)
+	}
+	var conns []pairs
+	for _, c := range w.Connections(perm) {
+		ends := [2]*rdmaSide{x.sides[c.A], x.sides[c.B]}
+		p := pairs{both: c.Both}
+		for q := range w.QPs {
+			var qpn [2]roce.QPN
+			var psn [2]roce.PSN
+			for e, s := range ends {
+				qpn[e] = roce.QPN(uint32(i+1)<<16 | uint32(s.k+1)<<8 | uint32(len(s.qps)))
+				psn[e] = roce.PSN(rng.Uint32() & roce.PSNMask)
+				if q == 0 {
+					psn[e] = roce.PSNMask - 8 // the first QP wraps its PSNs early
+				}
+			}
+			udp := uint16(0xC000 | rng.IntN(0x4000))
+			var pair [2]*rdmaQP
+			for e, s := range ends {
+				peer := hs.byName[ends[1-e].model].node
+				s.part.QPs = append(s.part.QPs, rc.QPConfig{
+					QPN: qpn[e], RemoteQPN: qpn[1-e], RemoteMAC: peer.MAC, RemoteIP: peer.IP,
+					SendPSN: psn[e], RecvPSN: psn[1-e], PMTU: w.PMTU,
+					Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
+					MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
+					MaxReads: nicdev.Params["MAX_READS"], SQDepth: nicdev.Params["SQ_DEPTH"], RQDepth: nicdev.Params["RQ_DEPTH"],
+				})
+				rq := &rdmaQP{q: len(s.qps), qpn: qpn[e], side: s, byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
+				for slot := range w.Outstanding {
+					rq.free = append(rq.free, slot)
+					rq.recvFree = append(rq.recvFree, slot)
+				}
+				s.qps = append(s.qps, rq)
+				pair[e] = rq
+			}
+			pair[0].peerQP, pair[1].peerQP = pair[1], pair[0]
+			p.qps = append(p.qps, pair)
+		}
+		conns = append(conns, p)
+	}
+	// The messages, each on a random connection, QP and allowed direction.
+	// A draw with one outcome is not made, so that two NICs draw as they
+	// always did.
 	for range w.Messages {
-		s := x.sides[rng.IntN(2)]
-		q := rng.IntN(w.QPs)
-		m := &rdmaMsg{from: s, q: q, size: uint32(w.MinSize + rng.IntN(w.MaxSize-w.MinSize+1))}
+		c := conns[0]
+		if len(conns) > 1 {
+			c = conns[rng.IntN(len(conns))]
+		}
+		from := 0
+		if c.both {
+			from = rng.IntN(2)
+		}
+		sq := c.qps[rng.IntN(w.QPs)][from]
+		m := &rdmaMsg{from: sq.side, q: sq.q, size: uint32(w.MinSize + rng.IntN(w.MaxSize-w.MinSize+1))}
 		// Drawn only when asked for, so that scenarios without zero_pct
 		// keep their messages.
 		if w.ZeroPct > 0 && rng.Float64()*100 < w.ZeroPct {
@@ -253,12 +294,27 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 			m.op++ // OpSendImm, OpWriteImm
 			m.imm = rng.Uint32()
 		}
-		s.qps[q].msgs = append(s.qps[q].msgs, m)
+		sq.msgs = append(sq.msgs, m)
 		if takesRecv(m.op) {
-			s.peer.qps[q].consumers = append(s.peer.qps[q].consumers, m)
+			sq.peerQP.consumers = append(sq.peerQP.consumers, m)
 		}
 	}
 	return x, nil
+}
+
+// cyclicPermutation draws a permutation of 0..n-1 that is one cycle
+// (Sattolo's algorithm: Fisher-Yates drawing j < i, never j = i), so no
+// NIC sends to itself and every NIC both sends and receives.
+func cyclicPermutation(rng *rand.Rand, n int) []int {
+	p := make([]int, n)
+	for k := range p {
+		p[k] = k
+	}
+	for k := n - 1; k > 0; k-- {
+		j := rng.IntN(k)
+		p[k], p[j] = p[j], p[k]
+	}
+	return p
 }
 
 func takesRecv(op rc.Op) bool { return op == rc.OpSend || op == rc.OpSendImm || op == rc.OpWriteImm }
@@ -314,20 +370,23 @@ func (x *rdma) postSend(s *rdmaSide, q *rdmaQP, cycle uint64) {
 	q.free = q.free[1:]
 	m.id = uint64(s.k)<<56 | uint64(q.q)<<48 | q.seq
 	m.post = cycle
+	if q.seq == 0 {
+		q.firstPost = cycle
+	}
 	q.seq++
 	q.byID[m.id] = m
-	p := s.peer
+	p, pq := q.peerQP.side, q.peerQP.q
 	wr := rc.WorkRequest{ID: m.id, Op: m.op, Length: m.size, Imm: m.imm}
 	switch m.op {
 	case rc.OpSend, rc.OpSendImm:
 		wr.LocalAddr = s.addr(areaSrc, q.q, m.slot)
 	case rc.OpWrite, rc.OpWriteImm:
 		wr.LocalAddr = s.addr(areaSrc, q.q, m.slot)
-		wr.RemoteAddr, wr.RKey = p.addr(areaWDst, q.q, m.slot), p.rkey
+		wr.RemoteAddr, wr.RKey = p.addr(areaWDst, pq, m.slot), p.rkey
 		copyMem(p.intent, wr.RemoteAddr, s.intent, wr.LocalAddr, m.size)
 	case rc.OpRead:
 		wr.LocalAddr = s.addr(areaRDst, q.q, m.slot)
-		wr.RemoteAddr, wr.RKey = p.addr(areaRSrc, q.q, m.slot), p.rkey
+		wr.RemoteAddr, wr.RKey = p.addr(areaRSrc, pq, m.slot), p.rkey
 		copyMem(s.intent, wr.LocalAddr, p.intent, wr.RemoteAddr, m.size)
 	}
 	s.posts = append(s.posts, post{cycle, nic.AppendSendCommand(nil, q.qpn, wr)})
@@ -356,7 +415,11 @@ func (x *rdma) completion(k int, rec []byte, last uint64) {
 		}
 	}
 	if q == nil {
-		x.fail("%s: completion for QP %v, which the workload did not set up: %v", s.model, c.QPN, c)
+		// Another workload's QP on this NIC hears it (QPN bits 23:16 name
+		// the workload).
+		if uint32(c.QPN)>>16 == uint32(x.i+1) {
+			x.fail("%s: completion for QP %v, which the workload did not set up: %v", s.model, c.QPN, c)
+		}
 		return
 	}
 	at := last + x.hostLatency
@@ -375,7 +438,7 @@ func (x *rdma) completion(k int, rec []byte, last uint64) {
 		} else {
 			q.recvOK++
 			if m.op != rc.OpWriteImm {
-				copyMem(s.intent, s.addr(areaRecv, q.q, slot), m.from.intent, m.from.addr(areaSrc, q.q, m.slot), m.size)
+				copyMem(s.intent, s.addr(areaRecv, q.q, slot), m.from.intent, m.from.addr(areaSrc, m.q, m.slot), m.size)
 			}
 		}
 		q.recvFree = append(q.recvFree, slot)
@@ -395,6 +458,8 @@ func (x *rdma) completion(k int, rec []byte, last uint64) {
 		x.fail("%s: send completion %v, want %v", s.model, c, want)
 	} else {
 		q.sendOK++
+		q.bytesOK += uint64(m.size)
+		q.lastDone = last
 		x.latencies = append(x.latencies, last-m.post)
 	}
 	q.free = append(q.free, m.slot)
@@ -499,5 +564,5 @@ func firstDifference(a, b []byte) (int, bool) {
 	return 0, false
 }
 
-// memSize is the length of the registered region of every side.
-func (s *rdmaSide) memSize() uint64 { return s.setup.MRs[0].Length }
+// memSize is the length of the side's registered region.
+func (s *rdmaSide) memSize() uint64 { return s.size }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocesim/cosim/cosim"
 	"github.com/rocesim/cosim/golden/nic"
+	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/harness/device/nicdev"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/scenario"
@@ -20,20 +21,29 @@ func init() { engine.RegisterWorkload(setup) }
 // ImmDt 4 (RDMA WRITE Only with Immediate, IBA 9.2 to 9.4), ICRC 4.
 const rocePacketOverhead = 14 + 20 + 8 + 12 + 16 + 4 + 4
 
-// pathMTUFits refuses a workload whose full-size packets a model between
-// its NICs cannot take (a switch drops them as oversize): the error names
-// the scenario's file, line and key.
+// pathMTUFits refuses a workload whose full-size packets a model on the
+// path between two of its NICs cannot take (a switch drops them as
+// oversize): the error names the scenario's file, line and key. A
+// permutation may join any two of its NICs, so all are checked.
 func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
-	sc := ws.Scenario
 	frame := w.PMTU + rocePacketOverhead
-	for _, nic := range w.NICs {
-		for _, l := range sc.Links {
-			if l.From != nic+".out0" {
-				continue
+	var ends [][2]int
+	if w.Pattern == scenario.PatternPermutation {
+		for a := range w.NICs {
+			for b := a + 1; b < len(w.NICs); b++ {
+				ends = append(ends, [2]int{a, b})
 			}
-			to, _, _ := strings.Cut(l.To, ".")
-			m, err := ws.Model(to)
-			if err != nil {
+		}
+	} else {
+		for _, c := range w.Connections(nil) {
+			ends = append(ends, [2]int{c.A, c.B})
+		}
+	}
+	for _, e := range ends {
+		from, to := w.NICs[e[0]], w.NICs[e[1]]
+		for _, name := range ws.Path(from, to) {
+			m, err := ws.Model(name)
+			if err != nil || name == from || name == to {
 				continue
 			}
 			limit, what := m.Top.MaxFrame, ""
@@ -45,9 +55,9 @@ func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
 			if limit == 0 || frame <= limit {
 				continue
 			}
-			return &engine.ScenarioError{Err: sc.KeyError(fmt.Sprintf("rdma.%d.pmtu", i),
-				"a path MTU of %d makes packets of up to %d bytes, and %s (top %s) between the NICs takes at most %d%s: use %d or less",
-				w.PMTU, frame, to, m.Top.Name, limit, what, LargestPMTU(limit))}
+			return &engine.ScenarioError{Err: ws.Scenario.KeyError(fmt.Sprintf("rdma.%d.pmtu", i),
+				"a path MTU of %d makes packets of up to %d bytes, and %s (top %s) on the path from %s to %s takes at most %d%s: use %d or less",
+				w.PMTU, frame, name, m.Top.Name, from, to, limit, what, LargestPMTU(limit))}
 		}
 	}
 	return nil
@@ -64,52 +74,118 @@ func LargestPMTU(maxFrame int) int {
 	return p
 }
 
+// hosts is every NIC the scenario's workloads name, set up together: the
+// first workload that names a NIC gives its address and congestion control
+// (the scenario check makes the others agree), and each workload adds its
+// own QPs and memory region, one after the other.
+type hosts struct {
+	byName map[string]*nicHost
+	order  []string // as the workloads first name them
+}
+
+func newHosts() *hosts { return &hosts{byName: map[string]*nicHost{}} }
+
+// setupOf is NIC name's whole setup: its node and the parts of every
+// workload of xs that names it, in workload order.
+func (hs *hosts) setupOf(name string, xs []*rdma) nicdev.Setup {
+	setup := nicdev.Setup{Node: hs.byName[name].node}
+	for _, x := range xs {
+		for _, s := range x.sides {
+			if s.model == name {
+				setup.MRs = append(setup.MRs, s.part.MRs...)
+				setup.QPs = append(setup.QPs, s.part.QPs...)
+				setup.Init = append(setup.Init, s.part.Init...)
+			}
+		}
+	}
+	return setup
+}
+
+type nicHost struct {
+	node rc.NodeConfig
+	next uint64 // where the next workload's region starts
+}
+
+// host is NIC name's host, registered by NIC k of workload i if it is the first.
+func (hs *hosts) host(name string, i, k int, w scenario.RDMA, sc *scenario.Scenario, clockHz uint64) *nicHost {
+	if h, ok := hs.byName[name]; ok {
+		return h
+	}
+	mac, ip := nicAddr(i, k)
+	h := &nicHost{node: rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}, next: rdmaBase}
+	if w.DCQCN != nil {
+		h.node.CNPInterval, h.node.DCQCN = dcqcnConfig(*w.DCQCN, dataWidth(sc, name), clockHz)
+	}
+	hs.byName[name] = h
+	hs.order = append(hs.order, name)
+	return h
+}
+
 // setup makes the scenario's [[rdma]] workloads: each NIC's golden model
-// and DUT get the same configuration (calls and CSR writes) and the same
-// first memory contents, and the hosts' first posts are scheduled after
-// the configuration writes.
+// and DUT get the same configuration (calls and CSR writes; the parts of
+// all its workloads, in workload order) and the same first memory
+// contents, and the hosts' first posts are scheduled after the
+// configuration writes of all the workload's NICs.
 func setup(ws *engine.WorkloadSetup) ([]engine.Workload, error) {
 	sc := ws.Scenario
-	var out []engine.Workload
+	if len(sc.RDMA) == 0 {
+		return nil, nil
+	}
+	hs := newHosts()
+	var xs []*rdma
 	for i, w := range sc.RDMA {
 		if err := pathMTUFits(ws, i, w); err != nil {
 			return nil, err
 		}
-		x, err := newRDMA(i, w, sc, ws.Seed, ws.ClockHz)
+		x, err := newRDMA(i, w, sc, ws.Seed, ws.ClockHz, hs)
 		if err != nil {
 			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: %w", sc.File, err)}
 		}
 		x.byModel = map[string]int{}
+		xs = append(xs, x)
+	}
+	writes := map[string]uint64{}
+	for _, name := range hs.order {
+		m, err := ws.Model(name)
+		if err != nil {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: [[rdma]]: %w", sc.File, err)}
+		}
+		g, ok := m.Golden.(*nicdev.Golden)
+		if !ok {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: [[rdma]]: model %s is a %s, not a NIC (top \"nic\")", sc.File, name, m.Top.Name)}
+		}
+		if m.Spec.SrcGapPct != 0 || m.Spec.SinkStallPct != 0 {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: model %s: a NIC waits neither on the wire nor on the host (rtl/nic/README.md \"Ports\"): src_gap_pct and sink_stall_pct must be 0", sc.File, name)}
+		}
+		setup := hs.setupOf(name, xs)
+		for _, x := range xs {
+			for _, s := range x.sides {
+				if s.model == name {
+					s.golden = g
+					x.byModel[name] = s.k
+					m.DrivenBy(x)
+				}
+			}
+		}
+		if err := g.Configure(&setup); err != nil {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: [[rdma]]: model %s: %w", sc.File, name, err)}
+		}
+		csr, err := setup.CSRWrites()
+		if err != nil {
+			return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: [[rdma]]: model %s: %w", sc.File, name, err)}
+		}
+		writes[name] = uint64(m.Configure(csr)) // one write per cycle from cycle 0
+		mem := make([]cosim.Mem, 0, len(setup.Init))
+		for _, b := range setup.Init {
+			mem = append(mem, cosim.Mem{Addr: b.Addr, Data: b.Data})
+		}
+		m.InitMemory(mem)
+	}
+	out := make([]engine.Workload, 0, len(xs))
+	for _, x := range xs {
 		start := uint64(0)
-		for k, s := range x.sides {
-			m, err := ws.Model(s.model)
-			if err != nil {
-				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: %w", sc.File, i, err)}
-			}
-			g, ok := m.Golden.(*nicdev.Golden)
-			if !ok {
-				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s is a %s, not a NIC (top \"nic\")", sc.File, i, s.model, m.Top.Name)}
-			}
-			if m.Spec.SrcGapPct != 0 || m.Spec.SinkStallPct != 0 {
-				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: model %s: a NIC waits neither on the wire nor on the host (rtl/nic/README.md \"Ports\"): src_gap_pct and sink_stall_pct must be 0", sc.File, s.model)}
-			}
-			if err := g.Configure(&s.setup); err != nil {
-				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
-			}
-			s.golden = g
-			csr, err := s.setup.CSRWrites()
-			if err != nil {
-				return nil, &engine.ScenarioError{Err: fmt.Errorf("%s: rdma[%d]: model %s: %w", sc.File, i, s.model, err)}
-			}
-			writes := m.Configure(csr)
-			mem := make([]cosim.Mem, 0, len(s.setup.Init))
-			for _, b := range s.setup.Init {
-				mem = append(mem, cosim.Mem{Addr: b.Addr, Data: b.Data})
-			}
-			m.InitMemory(mem)
-			m.DrivenBy(x)
-			x.byModel[s.model] = k
-			start = max(start, uint64(writes)) // one write per cycle from cycle 0
+		for _, s := range x.sides {
+			start = max(start, writes[s.model])
 		}
 		x.begin(start + 16)
 		out = append(out, x)
@@ -129,7 +205,27 @@ func (x *rdma) Latencies() []uint64 { return x.latencies }
 
 // Due gives a NIC the command records its host posts before end (in1).
 func (x *rdma) Due(model string, end uint64, frames []cosim.Frame) []cosim.Frame {
-	return x.due(x.byModel[model], end, frames)
+	k, ok := x.byModel[model]
+	if !ok {
+		return frames
+	}
+	return x.due(k, end, frames)
+}
+
+// Flows says what each QP that sent carried (engine.Flows), QPs in the
+// order of their sides.
+func (x *rdma) Flows() []engine.Flow {
+	var out []engine.Flow
+	for _, s := range x.sides {
+		for _, q := range s.qps {
+			if len(q.msgs) == 0 {
+				continue
+			}
+			out = append(out, engine.Flow{Workload: x.name, From: s.model, To: q.peerQP.side.model, QPN: uint32(q.qpn),
+				Messages: q.sendOK, Bytes: q.bytesOK, FirstPost: q.firstPost, LastCompletion: q.lastDone})
+		}
+	}
+	return out
 }
 
 // Next is the cycle of the earliest scheduled post.
@@ -137,8 +233,8 @@ func (x *rdma) Next() (uint64, bool) { return x.nextPost() }
 
 // Emitted reads the completion records a NIC emits (out1).
 func (x *rdma) Emitted(model string, port int, data []byte, last uint64) {
-	if port == nic.PortCompletion {
-		x.completion(x.byModel[model], data, last)
+	if k, ok := x.byModel[model]; ok && port == nic.PortCompletion {
+		x.completion(k, data, last)
 	}
 }
 
@@ -189,9 +285,8 @@ func (x *rdma) Waiting() string {
 // with the golden model's memory and with the workload's.
 func (x *rdma) Finish(ctx context.Context, at uint64, models map[string]*cosim.Model) ([]string, error) {
 	var wg sync.WaitGroup
-	var errs [2]error
-	var mem [2][]string
-	dut := [2][]byte{}
+	n := len(x.sides)
+	errs, mem, dut := make([]error, n), make([][]string, n), make([][]byte, n)
 	for k, s := range x.sides {
 		wg.Add(1)
 		go func() {
@@ -205,7 +300,10 @@ func (x *rdma) Finish(ctx context.Context, at uint64, models map[string]*cosim.M
 			return nil, err
 		}
 	}
-	fails := append(mem[0], mem[1]...)
+	var fails []string
+	for _, f := range mem {
+		fails = append(fails, f...)
+	}
 	for k := range x.sides {
 		x.finish(k, dut[k])
 	}
