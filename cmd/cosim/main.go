@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "campaign":
 		return runCampaign(ctx, rest, stdout, stderr)
 	case "model":
-		return runModel(ctx, rest, stdout, stderr)
+		return runModelCmd(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(rest, stdout)
 	case "help", "-h", "--help":

@@ -14,8 +14,8 @@ import (
 const modelUsage = `usage: cosim model build --top NAME --src DIR|FILE [--src ...] [--param K=V]... [--define NAME[=V]]...
                          [--width N] [--name NAME] [--out DIR] [--repo DIR] [--verbose]`
 
-// runModel is "cosim model build".
-func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// runModelCmd is "cosim model build".
+func runModelCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "build" {
 		fmt.Fprintln(stderr, modelUsage)
 		return fail(exitBadInput, "model: build what? (cosim model build)")

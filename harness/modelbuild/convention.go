@@ -34,31 +34,31 @@ type want struct {
 
 func fixed(n int) func(Shape) int { return func(Shape) int { return n } }
 
-func ins(s Shape) int            { return s.In }
-func outs(s Shape) int           { return s.Out }
-func inData(s Shape) int         { return s.In * s.DataWidth }
-func inKeep(s Shape) int         { return s.In * s.DataWidth / 8 }
-func outData(s Shape) int        { return s.Out * s.DataWidth }
-func outKeep(s Shape) int        { return s.Out * s.DataWidth / 8 }
-func beat(s Shape) int           { return s.DataWidth }
-func beatKeep(s Shape) int       { return s.DataWidth / 8 }
+func ins(s Shape) int      { return s.In }
+func outs(s Shape) int     { return s.Out }
+func inData(s Shape) int   { return s.In * s.DataWidth }
+func inKeep(s Shape) int   { return s.In * s.DataWidth / 8 }
+func outData(s Shape) int  { return s.Out * s.DataWidth }
+func outKeep(s Shape) int  { return s.Out * s.DataWidth / 8 }
+func beat(s Shape) int     { return s.DataWidth }
+func beatKeep(s Shape) int { return s.DataWidth / 8 }
 
 // The mandatory ports (sim/README.md, Port convention; sim/model.h binds them).
 var mandatory = []want{
 	{"clk", "input", fixed(1), "", "clock"},
-	{"rst", "input", fixed(1), "", "reset (synchronous, active high)"},
-	{"s_axis_tdata", "input", inData, "IN*DATA_WIDTH", "input stream's tdata"},
-	{"s_axis_tkeep", "input", inKeep, "IN*DATA_WIDTH/8", "input stream's tkeep"},
-	{"s_axis_tvalid", "input", ins, "IN", "input stream's tvalid"},
-	{"s_axis_tready", "output", ins, "IN", "input stream's tready: the input streams s_axis_* need it"},
-	{"s_axis_tlast", "input", ins, "IN", "input stream's tlast"},
-	{"s_axis_tuser", "input", ins, "IN", "input stream's tuser (bad frame mark)"},
-	{"m_axis_tdata", "output", outData, "OUT*DATA_WIDTH", "output stream's tdata"},
-	{"m_axis_tkeep", "output", outKeep, "OUT*DATA_WIDTH/8", "output stream's tkeep"},
-	{"m_axis_tvalid", "output", outs, "OUT", "output stream's tvalid"},
-	{"m_axis_tready", "input", outs, "OUT", "output stream's tready: the output streams m_axis_* need it"},
-	{"m_axis_tlast", "output", outs, "OUT", "output stream's tlast"},
-	{"m_axis_tuser", "output", outs, "OUT", "output stream's tuser (bad frame mark)"},
+	{"rst", "input", fixed(1), "", "reset"},
+	{"s_axis_tdata", "input", inData, "IN*DATA_WIDTH", "tdata"},
+	{"s_axis_tkeep", "input", inKeep, "IN*DATA_WIDTH/8", "tkeep"},
+	{"s_axis_tvalid", "input", ins, "IN", "tvalid"},
+	{"s_axis_tready", "output", ins, "IN", "tready"},
+	{"s_axis_tlast", "input", ins, "IN", "tlast"},
+	{"s_axis_tuser", "input", ins, "IN", "tuser"},
+	{"m_axis_tdata", "output", outData, "OUT*DATA_WIDTH", "tdata"},
+	{"m_axis_tkeep", "output", outKeep, "OUT*DATA_WIDTH/8", "tkeep"},
+	{"m_axis_tvalid", "output", outs, "OUT", "tvalid"},
+	{"m_axis_tready", "input", outs, "OUT", "tready"},
+	{"m_axis_tlast", "output", outs, "OUT", "tlast"},
+	{"m_axis_tuser", "output", outs, "OUT", "tuser"},
 }
 
 // An optional group: all of its ports or none, found by any one of them.
@@ -128,7 +128,11 @@ func Check(p *Ports, dw int) (Shape, error) {
 		known[w.name] = true
 		got, ok := p.Find(w.name)
 		if !ok {
-			errs = append(errs, fmt.Errorf("no %s port %s: the convention wants an %s of %s (%s)", w.what, w.name, w.dir, bitsText(w, s), ruleAxis))
+			who := "the convention wants it"
+			if side, _, ok := strings.Cut(w.name, "_axis_"); ok {
+				who = map[string]string{"s": "the input", "m": "the output"}[side] + " streams (" + side + "_axis_*) need it"
+			}
+			errs = append(errs, fmt.Errorf("no %s port %s: %s, an %s of %s (%s)", w.what, w.name, who, w.dir, bitsText(w, s), ruleAxis))
 			continue
 		}
 		errs = append(errs, portErrors(got, w, s, ruleAxis)...)
