@@ -50,7 +50,7 @@ type Config struct {
 	// or several such directories joined with filepath.ListSeparator,
 	// searched in order (ModelPath).
 	ModelDir string
-	Trace    bool   // FST trace of every model into OutDir
+	Trace    bool // FST trace of every model into OutDir
 	// TraceWindow, when set, traces only its models and cycles (the rerun
 	// around a mismatch); Trace wins.
 	TraceWindow *TraceWindow
