@@ -28,11 +28,18 @@ func TestUntaggedFrameGetsTheResetTag(t *testing.T) {
 // TAG sets PCP, DEI and VID, and reads back as written.
 func TestTagComesFromTheTAGRegister(t *testing.T) {
 	b := newTagger(t)
-	want := tag{pcp: 5, dei: true, vid: 100}
+	assert.Equal(t, tag{pcp: 5, vid: 100}.tci(), tagFromRegister(b))
+}
+
+// tagFromRegister writes TAG, sends an untagged frame and expects it with
+// that tag; it returns what TAG reads back. The planted bug's test runs it
+// too.
+func tagFromRegister(b *tb.Bench) uint32 {
+	want := tag{pcp: 5, vid: 100}
 	b.WriteCSR("tag.TAG", want.tci())
-	assert.Equal(t, want.tci(), b.ReadCSR("tag.TAG"))
 	b.Send("tag.in0", udp(b, nil, false, "pcp 5"))
 	b.Expect("tag.out0", tb.Exact(udp(b, &want, false, "pcp 5")), tb.Within(100))
+	return b.ReadCSR("tag.TAG")
 }
 
 // A frame that carries a tag already passes as it came.
