@@ -209,9 +209,13 @@ func bitsText(w want, s Shape) string {
 	case n <= 0:
 		return w.says + " bits"
 	}
+	unit := "bits"
+	if n == 1 {
+		unit = "bit"
+	}
 	vals := strings.NewReplacer("IN", fmt.Sprint(s.In), "OUT", fmt.Sprint(s.Out), "DATA_WIDTH", fmt.Sprint(s.DataWidth)).Replace(w.says)
 	if vals == fmt.Sprint(n) {
-		return fmt.Sprintf("%s = %d bits", w.says, n)
+		return fmt.Sprintf("%s = %d %s", w.says, n, unit)
 	}
-	return fmt.Sprintf("%s = %s = %d bits", w.says, vals, n)
+	return fmt.Sprintf("%s = %s = %d %s", w.says, vals, n, unit)
 }

@@ -83,7 +83,7 @@ func TestCheckNamesThePortAndTheRule(t *testing.T) {
 		{"tready the wrong way", edit(conventionTop(1, 1, 64), "s_axis_tready", "input", 1, false),
 			"port s_axis_tready: an input, the convention wants an output (sim/README.md, Port convention)"},
 		{"unpacked tvalid", edit(conventionTop(1, 1, 64), "m_axis_tlast", "output", 1, true),
-			"port m_axis_tlast: an unpacked array, the convention wants a packed vector of OUT = 1 bits"},
+			"port m_axis_tlast: an unpacked array, the convention wants a packed vector of OUT = 1 bit"},
 		{"half a CSR bus", edit(conventionTop(1, 1, 64), "csr_rvalid", "", 0, false),
 			"port csr_addr: the CSR bus has all of its ports or none; missing csr_rvalid (sim/README.md, CSR bus)"},
 		{"CSR address too wide", edit(conventionTop(1, 1, 64), "csr_addr", "input", 32, false),
