@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,35 +13,15 @@ import (
 	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
-// The tagger in front of cosim's own 4-port switch, in one scenario: an
-// access host's broadcast is tagged and flooded by the switch to its other
-// ports; a reply to that host goes out of the switch's port 0, which
-// learned it. Both golden models check every frame. (One link only: two
-// between the same models would make a loop through a switch, which
-// scenarios refuse.)
-const withSwitch = `
-name = "tagger in front of switch4"
-cycles = 1_000_000
-
-[[model]]
-name = "tag"
-top = "vlan_tagger"
-[model.csr]
-TAG = 0x600a  # PCP 3, VID 10
-
-[[model]]
-name = "sw"
-top = "switch4"
-
-[[link]]
-from = "tag.out0"
-to = "sw.in0"
-latency = 20
-`
+// The tagger in front of cosim's own 4-port switch, in one scenario file
+// whose [[model]] tables name both tops: an access host's broadcast is
+// tagged and flooded by the switch to its other ports; a reply to that
+// host goes out of the switch's port 0, which learned it. Both golden
+// models check every frame.
 
 func TestWithTheSwitch(t *testing.T) {
 	need(t)
-	b := tb.FromTOML(t, withSwitch, modelDirs(models))
+	b := tb.FromFile(t, filepath.Join("..", "scenarios", "tagger_switch.toml"), modelDirs(models))
 	// The scenario's TAG write is on the bus in cycle 0 and in force from
 	// cycle 1 (the tagger's timing): a frame taken in cycle 0 would get
 	// the reset tag, and the golden model would say so too.
@@ -85,4 +66,24 @@ func TestLint(t *testing.T) {
 		out, err := exec.Command("verilator", args...).CombinedOutput()
 		assert.NoError(t, err, "verilator %v:\n%s", args, out)
 	}
+}
+
+// A scenario file that names the tagger runs from a command of this
+// project's own (cmd/tagrun: cosim's engine with the tagger registered),
+// random traffic through the tagger and the switch, every frame checked.
+func TestScenarioFileRunsFromACommand(t *testing.T) {
+	need(t)
+	dirs := []string{abs(t, models), abs(t, cosimModels)}
+	cmd := exec.Command("go", "run", "./cmd/tagrun", "--out", t.TempDir(),
+		"--models", strings.Join(dirs, string(filepath.ListSeparator)), filepath.Join("scenarios", "l2_through_switch.toml"))
+	cmd.Dir = ".." // the project's root
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "mismatched 0, missing 0, unexpected 0; counter mismatches 0\nPASS\n")
+}
+
+func abs(t *testing.T, path string) string {
+	a, err := filepath.Abs(path)
+	require.NoError(t, err)
+	return a
 }
