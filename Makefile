@@ -136,5 +136,5 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	  done; \
 	done
 
-clean: ## remove build/ and out/
-	rm -rf $(BUILD) $(OUT)
+clean: ## remove build/ and out/ (the example project's too)
+	rm -rf $(BUILD) $(OUT) harness/example/build harness/example/out
