@@ -8,6 +8,8 @@
 #   make -f sim/build.mk models-bench     raw-mode speed, 64 and 1500 B frames
 #   make -f sim/build.mk models-coverage  every model with Verilator coverage,
 #                                         into $(SIM_COV_DIR)/<name>/ (below)
+#   make -f sim/build.mk user-model SIM_USER_...   a user's own top (below;
+#                                         cosim model build runs it)
 # A model is rebuilt only when its RTL, its main, the sim/ library or this
 # file changed; Verilator's own make then recompiles only what changed. It
 # runs its own make with -j 2 (MAKEFLAGS cleared so that it does not fight
