@@ -22,7 +22,7 @@ DEPS_COSIM := verilator:verilator g++:g++ ccache:ccache
 DEPS := $(DEPS_COSIM) tshark:tshark python3-scapy:scapy iproute2:ip iputils-ping:ping iperf3:iperf3 \
         chromium:chromium gtkwave:gtkwave lcov:genhtml slurm-wlm:slurmctld munge:munged libxml2-utils:xmllint
 
-.PHONY: help deps deps-cosim build cosim test bench soak mutants lint fuzz clean tap-demo
+.PHONY: help deps deps-cosim build cosim test example-test bench soak mutants lint fuzz clean tap-demo
 
 # Verilator model rules: `models`, `models-lint`, `models-test`, `models-bench`,
 # `models-coverage` (and `models-coverage-test`, the coverage models the tests run);
@@ -91,6 +91,13 @@ model-%: $$(call sim_model_bin,$$*)
 test: deps lint build models-coverage-test ## every test: golden codecs against scapy and tshark, the checker, real RTL through the harness, the mutation campaigns
 	COSIM_REQUIRE_ORACLES=1 COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory models-test
+	$(MAKE) --no-print-directory example-test
+
+# The example user project is a module of its own: `go test ./...` above
+# does not reach it. Its tests build its tagger with `cosim model build`
+# (64 bits, and the planted bug's build) and run it beside switch4_64.
+example-test: $(call sim_model_bin,switch4_64) ## the example user project (harness/example): its own RTL built by cosim model build, its directed tests, one with the switch
+	cd harness/example && COSIM_REQUIRE_MODELS=1 $(GO) test -count=1 -timeout 10m ./...
 
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
 	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --no-pcap --out $(OUT)/tap-demo
@@ -126,6 +133,7 @@ lint: models-lint ## verilator --lint-only -Wall on every RTL module and model t
 	  verilator --lint-only -Wall -Irtl/common -Irtl/nic -Irtl/switch $$pkg $$f || exit 1; \
 	done
 	$(GO) vet ./...
+	cd harness/example && $(GO) vet ./...
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 
@@ -137,5 +145,5 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	  done; \
 	done
 
-clean: ## remove build/ and out/
-	rm -rf $(BUILD) $(OUT)
+clean: ## remove build/ and out/ (the example project's too)
+	rm -rf $(BUILD) $(OUT) harness/example/build harness/example/out

@@ -8,6 +8,8 @@
 #   make -f sim/build.mk models-bench     raw-mode speed, 64 and 1500 B frames
 #   make -f sim/build.mk models-coverage  every model with Verilator coverage,
 #                                         into $(SIM_COV_DIR)/<name>/ (below)
+#   make -f sim/build.mk user-model SIM_USER_...   a user's own top (below;
+#                                         cosim model build runs it)
 # A model is rebuilt only when its RTL, its main, the sim/ library or this
 # file changed; Verilator's own make then recompiles only what changed. It
 # runs its own make with -j 2 (MAKEFLAGS cleared so that it does not fight
@@ -70,6 +72,8 @@ sim_comma := ,
 #   NAME.main    its C++ main
 #   NAME.params  NAME=VALUE Verilog parameters (-G, and param.* in HELLO)
 #   NAME.dw NAME.in NAME.out   DATA_WIDTH and port counts the main binds
+#   NAME.vflags  (optional) more Verilator flags: -D defines, -I directories
+#   NAME.deps    (optional) more files whose change rebuilds it
 SIM_MODELS :=
 
 # $(call sim_axis_fifo,NAME,DATA_WIDTH): axis_skid + axis_fifo, 1 in, 1 out.
@@ -280,8 +284,8 @@ sim_model_bin = $(SIM_MODELS_DIR)/$1/V$($1.top)
 # build it; NOTE follows the name in the quiet line.
 define sim_verilate
 $(call sim_say,BUILD,$1$(if $4, ($4)))
-$(Q)MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) --top-module $($1.top) --Mdir $(SIM_MODELS_DIR)/$1 \
-  $(addprefix -G,$($1.params)) \
+$(Q)MAKEFLAGS= OBJCACHE=$(SIM_OBJCACHE) $(VERILATOR) $(SIM_VFLAGS) $($1.vflags) --top-module $($1.top) \
+  --Mdir $(SIM_MODELS_DIR)/$1 $(addprefix -G,$($1.params)) \
   -CFLAGS "$(SIM_CFLAGS) $2 -DCOSIM_MODEL=$1 -DCOSIM_TOP=$($1.top) \
   -DCOSIM_PARAMS=$(subst $(sim_space),$(sim_comma),$(strip $($1.params))) \
   -DCOSIM_DATA_WIDTH=$($1.dw) -DCOSIM_IN_PORTS=$($1.in) -DCOSIM_OUT_PORTS=$($1.out)" \
@@ -326,7 +330,7 @@ endef
 # without its binary is out of date.
 .PHONY: sim-no-binary
 define sim_model_rule
-sim_deps_$1 := $($1.rtl) $($1.main) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
+sim_deps_$1 := $($1.rtl) $($1.main) $($1.deps) $(SIM_LIB_SRCS) $(SIM_LIB_HDRS) $(SIM_DIR)/build.mk
 $(call sim_model_bin,$1): $$(sim_deps_$1)
 	@mkdir -p $(SIM_MODELS_DIR)/$1
 $(if $($1.train),	$(Q)if [ -e $(call sim_pgo_stamp,$1) ]; then rm -f $(call sim_pgo_stamp,$1) $(SIM_MODELS_DIR)/$1/*.o $(SIM_MODELS_DIR)/$1/*.a; fi)
@@ -342,9 +346,43 @@ $(call sim_pgo_stamp,$1): $$(sim_deps_$1) $(if $(wildcard $(call sim_model_bin,$
 .PHONY: models-lint-$1
 models-lint-$1:
 	$(call sim_say,LINT,$1)
-	$(Q)$(VERILATOR) --lint-only -Wall -Irtl/common --top-module $($1.top) $(addprefix -G,$($1.params)) $($1.rtl)
+	$(Q)$(VERILATOR) --lint-only -Wall -Irtl/common $($1.vflags) --top-module $($1.top) $(addprefix -G,$($1.params)) $($1.rtl)
 endef
 $(foreach m,$(SIM_MODELS) $(SIM_TEST_MODELS),$(eval $(call sim_model_rule,$m)))
+
+# ---- a user's own model (cosim model build) ----
+# A top from outside this repository, built with the same flags and library
+# as every model above and the generic main tops/user_model.cpp. `cosim
+# model build` checks the top's ports against the convention first, then
+# runs `make -C <repository> -f sim/build.mk user-model` with:
+#   SIM_USER_MODEL   the model's name, <name>_<width>: the program is
+#                    $(SIM_MODELS_DIR)/$(SIM_USER_MODEL)/V$(SIM_USER_TOP)
+#   SIM_USER_TOP     its Verilog top module
+#   SIM_USER_RTL     its sources, absolute paths, packages first
+#   SIM_USER_PARAMS  NAME=VALUE Verilog parameters (-G)
+#   SIM_USER_DW SIM_USER_IN SIM_USER_OUT   DATA_WIDTH and port counts
+#   SIM_USER_VFLAGS  more Verilator flags (-D defines, -I directories)
+#   SIM_USER_DEPS    a file rewritten whenever the flags change, so that
+#                    a new parameter or define rebuilds the model
+# and SIM_MODELS_DIR pointing at the user's own directory (absolute).
+ifdef SIM_USER_MODEL
+ifneq ($(filter $(SIM_USER_MODEL),$(SIM_MODELS) $(SIM_TEST_MODELS)),)
+$(error SIM_USER_MODEL=$(SIM_USER_MODEL) is a model of this repository: give the user's model another name)
+endif
+$(SIM_USER_MODEL).top    := $(SIM_USER_TOP)
+$(SIM_USER_MODEL).rtl    := $(SIM_USER_RTL)
+$(SIM_USER_MODEL).main   := $(SIM_DIR)/tops/user_model.cpp
+$(SIM_USER_MODEL).params := $(SIM_USER_PARAMS)
+$(SIM_USER_MODEL).dw     := $(SIM_USER_DW)
+$(SIM_USER_MODEL).in     := $(SIM_USER_IN)
+$(SIM_USER_MODEL).out    := $(SIM_USER_OUT)
+$(SIM_USER_MODEL).vflags := $(SIM_USER_VFLAGS)
+$(SIM_USER_MODEL).deps   := $(SIM_USER_DEPS)
+$(eval $(call sim_model_rule,$(SIM_USER_MODEL)))
+.PHONY: user-model user-model-lint
+user-model: $(call sim_model_bin,$(SIM_USER_MODEL))
+user-model-lint: models-lint-$(SIM_USER_MODEL)
+endif
 
 models: $(foreach m,$(SIM_MODELS),$(call sim_model_goal,$m)) ## build the Verilator models into build/models/<name>/
 

@@ -28,7 +28,7 @@ func runBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed of every random choice (default: the scenario's, else 1)")
 	out := fs.String("out", "out/bridge", "directory for summary.json, a pcapng per link and recording.pcapng")
-	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models, or several joined with ':' (searched in order)")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	keepWarm := fs.Duration("keep-warm", bridge.DefaultKeepWarm, "while hosts are active, step an empty window this often to keep the model in the CPU caches (0: off)")
 	noPcap := fs.Bool("no-pcap", false, noPcapHelp)

@@ -40,6 +40,9 @@ commands:
                                     a campaign file's scenarios times its seeds, over parallel runs,
                                     then merged: campaign.json, junit.xml, index.html
   campaign merge DIR                merge a campaign directory again
+  model build --top NAME --src DIR [--param K=V]... [--width N] [--out DIR]
+                                    build a SystemVerilog top of one's own that follows the port
+                                    convention into a model program (DIR/<name>_<width>/V<top>)
   version, --version                the module version and commit of this build, the summary.json
                                     format and the socket protocol version
   help                              this text
@@ -110,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSelftest(ctx, rest, stdout, stderr)
 	case "campaign":
 		return runCampaign(ctx, rest, stdout, stderr)
+	case "model":
+		return runModelCmd(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(rest, stdout)
 	case "help", "-h", "--help":

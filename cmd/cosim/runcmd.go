@@ -20,7 +20,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seed := fs.Uint64("seed", 0, "seed of every random choice (default: the scenario's, else 1)")
 	out := fs.String("out", "out/run", "directory for summary.json, a pcapng per link, mismatch files and traces")
 	trace := fs.Bool("trace", false, "write an FST waveform of every model into the out directory (slow)")
-	models := fs.String("models", "build/models", "directory of the Verilator-built models")
+	models := fs.String("models", "build/models", "directory of the Verilator-built models, or several joined with ':' (searched in order)")
 	stepTimeout := fs.Duration("step-timeout", cosimproto.DefaultStepTimeout, "a model that does not finish a window within this is reported as hung")
 	noPcap := fs.Bool("no-pcap", false, "write no pcapng per link (mismatch files still are): for long campaigns, whose captures take gigabytes and much of the CPU")
 	junitPath := fs.String("junit", "", junitHelp)

@@ -46,8 +46,11 @@ type Config struct {
 	Scenario *scenario.Scenario
 	Seed     uint64
 	OutDir   string // summary.json, a pcapng per link, mismatch files, traces
-	ModelDir string // where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>
-	Trace    bool   // FST trace of every model into OutDir
+	// ModelDir is where sim/build.mk puts models: <ModelDir>/<top>_<width>/V<module>;
+	// or several such directories joined with filepath.ListSeparator,
+	// searched in order (ModelPath).
+	ModelDir string
+	Trace    bool // FST trace of every model into OutDir
 	// TraceWindow, when set, traces only its models and cycles (the rerun
 	// around a mismatch); Trace wins.
 	TraceWindow *TraceWindow

@@ -228,7 +228,11 @@ func (r *run) addModels() error {
 		}
 		if path := ModelPath(cfg.ModelDir, top, m.DataWidth); m.Remote == "" {
 			if _, err := os.Stat(path); err != nil {
-				return fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, path)
+				where := path
+				if dirs := filepath.SplitList(cfg.ModelDir); len(dirs) > 1 {
+					where = fmt.Sprintf("%s/V%s in none of %s", ModelName(top, m.DataWidth), top.Module, strings.Join(dirs, ", "))
+				}
+				return fmt.Errorf("model %s: no binary for top %s at %d bits (%s): build the models first (make build)", m.Name, top.Name, m.DataWidth, where)
 			}
 		}
 		env := GoldenEnv{Seed: backpressureSeed(cfg.Seed, m.Name), SinkStallPct: uint32(m.SinkStallPct),
@@ -380,9 +384,23 @@ func ModelNames(sc *scenario.Scenario) ([]string, error) {
 	return names, nil
 }
 
-// ModelPath is where sim/build.mk puts the binary of a top at a data width.
+// ModelPath is where the binary of a top at a data width is, as sim/build.mk
+// (or cosim model build) puts it: <dir>/<top>_<width>/V<module>. dir may
+// list several directories joined as PATH is (filepath.ListSeparator, ':'),
+// searched in order, so that a user's own models and the project's run in
+// one scenario; when none has the binary, the path is the first one's.
 func ModelPath(dir string, top Top, width int) string {
-	return filepath.Join(dir, ModelName(top, width), "V"+top.Module)
+	dirs := filepath.SplitList(dir)
+	for _, d := range dirs {
+		p := filepath.Join(d, ModelName(top, width), "V"+top.Module)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if len(dirs) == 0 {
+		dirs = []string{dir}
+	}
+	return filepath.Join(dirs[0], ModelName(top, width), "V"+top.Module)
 }
 
 // backpressureSeed is the seed of a model's source gaps and sink stalls:

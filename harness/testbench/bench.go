@@ -99,9 +99,14 @@ type options struct {
 func Seed(seed uint64) Option { return func(o *options) { o.seed = &seed } }
 
 // ModelDir says where the built models are: <dir>/<top>_<width>/V<module>
-// as sim/build.mk puts them. By default $COSIM_MODELS_DIR, else
-// build/models at the root of the module the test runs in.
-func ModelDir(dir string) Option { return func(o *options) { o.modelDir = dir } }
+// as sim/build.mk and cosim model build put them. Several directories are
+// searched in order (a user's own models first, say, then this project's
+// build/models for its switch). By default $COSIM_MODELS_DIR (which may
+// list several, joined with ':'), else build/models at the root of the
+// module the test runs in.
+func ModelDir(dirs ...string) Option {
+	return func(o *options) { o.modelDir = strings.Join(dirs, string(filepath.ListSeparator)) }
+}
 
 // Name names the model of a single-model bench (Model): "dut" by default.
 func Name(name string) Option {

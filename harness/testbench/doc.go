@@ -155,10 +155,15 @@
 //	c := nic0.ExpectCompletion(rc.Completion{QPN: qpn, ID: 1, Op: rc.OpWrite, Bytes: n}, testbench.Within(20_000))
 //	got := nic0.ReadMemory(addr, n); nic0.WriteMemory(addr, data)     // the golden model's memory takes the write too
 //
-// # Not yet
+// # Your own RTL
 //
-// A user's own RTL becomes a model through sim/build.mk (make build), not
-// yet through a command of its own; its golden model registers with
-// engine.Register from the user's package, as harness/device/switchdev
-// does, and a bench then starts it by name like any other.
+// A user's own SystemVerilog top that follows the port convention
+// (sim/README.md) becomes a model with `cosim model build --top NAME --src
+// DIR --out build/models` (harness/modelbuild); its golden model registers
+// with engine.Register from the user's own package, as
+// harness/device/switchdev does, and a bench then starts it by name like
+// any other: testbench.Model(t, "NAME_64"), or a scenario's [[model]] with
+// top = "NAME". ModelDir takes several directories, so that the user's
+// models and this project's (the switch) run in one scenario.
+// harness/example is such a user project, with its own go.mod.
 package testbench

@@ -221,6 +221,17 @@ func (t *tree) repoPathOK(tok string) bool {
 	return false
 }
 
+// moduleOf is the folder of the nested Go module (a go.mod of its own
+// below the root) that holds file name, or "" for the repository's.
+func (t *tree) moduleOf(name string) string {
+	for dir := path.Dir(name); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if t.exists(path.Join(dir, "go.mod")) {
+			return dir
+		}
+	}
+	return ""
+}
+
 // relOK checks a file name or relative path named in a file of folder dir.
 func (t *tree) relOK(dir, tok string) bool {
 	switch {
@@ -244,9 +255,12 @@ func (t *tree) badPaths(name string, data []byte) []string {
 	report := func(line int, tok string) {
 		bad = append(bad, fmt.Sprintf("%s:%d: %s", name, line, tok))
 	}
+	mod := t.moduleOf(name)
 	for _, l := range proseOf(name, data) {
 		for _, m := range repoPathRE.FindAllStringSubmatch(l.text, -1) {
-			if tok := strings.TrimRight(m[1], ".,;:/"); !t.repoPathOK(tok) {
+			// In a module of its own (harness/example), a path may also
+			// start at that module's root.
+			if tok := strings.TrimRight(m[1], ".,;:/"); !t.repoPathOK(tok) && (mod == "" || !t.repoPathOK(path.Join(mod, tok))) {
 				report(l.line, tok)
 			}
 		}
