@@ -209,10 +209,14 @@ $(eval $(call sim_nic,nic_64,64))
 $(eval $(call sim_nic,nic_512,512))
 
 # ---- eth_switch (rtl/switch) ----
-# $(call sim_switch,NAME,PORTS,DATA_WIDTH): the L2 switch, PORTS ports in and
-# out, registers and counters on the CSR bus, idle. The other parameters
-# keep their defaults (QUEUES=8 MTU_MAX=4224 SLOTS=96 BUF_BYTES=32768
-# MAC_ENTRIES=64; golden/ethswitch.DefaultConfig and rtl/switch/README.md).
+# $(call sim_switch,NAME,PORTS,DATA_WIDTH[,PARAM=VALUE ...]): the L2 switch,
+# PORTS ports in and out, registers and counters on the CSR bus, idle. The
+# other parameters keep their defaults (QUEUES=8 MTU_MAX=4224 SLOTS=96
+# BUF_BYTES=32768 MAC_ENTRIES=64; golden/ethswitch.DefaultConfig and
+# rtl/switch/README.md) unless the fourth argument sets them, as the golden
+# model must (harness/device/switchdev). switch8 is the fabric's switch
+# (harness/scenario/fabric.toml): BUF_BYTES 131072 holds a lossless 4:1
+# incast of path MTU 4096 frames (rtl/switch/README.md, buffer sizing).
 # SIM_SWITCH_DIR may point elsewhere: the mutation test builds copies of
 # rtl/switch with one bug planted (the mutation campaign, rtl/switch/tb/mutants_test.go).
 SIM_SWITCH_DIR ?= rtl/switch
@@ -223,7 +227,7 @@ SIM_MODELS += $1
 $1.top    := switch_top
 $1.rtl    := $(SIM_DIR)/tops/switch_top.sv $(SIM_SWITCH_RTL)
 $1.main   := $(SIM_DIR)/tops/switch_top.cpp
-$1.params := PORTS=$2 DATA_WIDTH=$3
+$1.params := PORTS=$2 DATA_WIDTH=$3 $4
 $1.dw     := $3
 $1.in     := $2
 $1.out    := $2
@@ -231,7 +235,7 @@ $1.train  := --raw 20000 --size 64; --raw 2000 --size 1500; --raw 5000 --size 20
 endef
 $(eval $(call sim_switch,switch4_64,4,64))
 $(eval $(call sim_switch,switch4_512,4,512))
-$(eval $(call sim_switch,switch8_64,8,64))
+$(eval $(call sim_switch,switch8_64,8,64,BUF_BYTES=131072))
 # ---- end eth_switch ----
 
 # Test-only models (built by models-test, not by models): a top that breaks

@@ -14,6 +14,11 @@ import (
 	"github.com/rocesim/cosim/harness/engine"
 )
 
+// Switch8BufBytes is the BUF_BYTES sim/build.mk builds switch8 with, four
+// times the default: the fabric's leaves and spine hold a lossless 4:1
+// incast of path MTU 4096 frames (rtl/switch/README.md, buffer sizing).
+const Switch8BufBytes = 131072
+
 // switchGolden runs golden/ethswitch for one switch top, its sinks'
 // backpressure drawn as the DUT's are (cosim.SinkReady).
 type switchGolden struct {
@@ -28,8 +33,11 @@ func newSwitchGolden(ports int) func(engine.GoldenEnv) engine.Golden {
 	return func(env engine.GoldenEnv) engine.Golden {
 		cfg := ethswitch.DefaultConfig() // the parameters sim/build.mk builds with
 		cfg.Ports, cfg.DataWidth = ports, env.DataWidth
-		// A build that sets a size (switch8's deeper BUF_BYTES) says so in
-		// its HELLO: the golden model takes the same.
+		if ports == 8 {
+			cfg.BufBytes = Switch8BufBytes
+		}
+		// A scenario that names a build of other sizes ([[model]] params)
+		// gets a golden model of those sizes.
 		for name, v := range map[string]*int{"MTU_MAX": &cfg.MTUMax, "SLOTS": &cfg.Slots, "BUF_BYTES": &cfg.BufBytes, "MAC_ENTRIES": &cfg.MACEntries} {
 			if p, ok := env.Params[name]; ok {
 				*v = p

@@ -41,6 +41,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/golden/ethswitch"
+	"github.com/rocesim/cosim/harness/device/switchdev"
 	"github.com/rocesim/cosim/harness/engine"
 	"github.com/rocesim/cosim/harness/framegen"
 	tb "github.com/rocesim/cosim/harness/testbench"
@@ -1177,6 +1178,21 @@ func swtTailDropJumbo(model string) swtCase {
 	return swtTailDropOf("tail_drop_jumbo", model, 6, []int{ethswitch.DefaultMTUMax, 4178, 2100, 3000})
 }
 
+// Tail drop on the 8-port build, whose BUF_BYTES is 131072: 16 jumbo
+// frames from each of 3 ports, more than the egress holds, fewer than the
+// pool's slots.
+func swtTailDropSwitch8() swtCase {
+	return swtTailDropOf("tail_drop_jumbo", "switch8_64", 16, []int{ethswitch.DefaultMTUMax, 4178, 3900, 4000})
+}
+
+// swtBufBytes is the BUF_BYTES sim/build.mk builds model with.
+func swtBufBytes(model string) int {
+	if strings.HasPrefix(model, "switch8_") {
+		return switchdev.Switch8BufBytes
+	}
+	return ethswitch.DefaultConfig().BufBytes
+}
+
 // swtTailDropOf is the tail drop case with each frames of these sizes per
 // sending port.
 func swtTailDropOf(name, model string, each int, sizes []int) swtCase {
@@ -1199,7 +1215,7 @@ func swtTailDropOf(name, model string, each int, sizes []int) swtCase {
 	c.want = nil
 	c.check = func(t *testing.T, side string, r *swtResult, v *swtView) {
 		t.Helper()
-		bufBytes := uint64(ethswitch.DefaultConfig().BufBytes) // BUF_BYTES of sim/build.mk
+		bufBytes := uint64(swtBufBytes(model)) // BUF_BYTES of sim/build.mk
 		sort.SliceStable(ins, func(i, j int) bool {
 			a, b := r.c.in[ins[i]], r.c.in[ins[j]]
 			return r.last[ins[i]] < r.last[ins[j]] || r.last[ins[i]] == r.last[ins[j]] && a.port < b.port
@@ -1761,6 +1777,7 @@ func TestSwitchTimingDirected(t *testing.T) {
 		swtTailDrop("switch4_512"),
 		swtTailDropJumbo("switch4_64"),
 		swtTailDropJumbo("switch4_512"),
+		swtTailDropSwitch8(),
 		swtJumbo("switch4_64"),
 		swtJumbo("switch4_512"),
 		swtECN("switch4_64"),
@@ -1814,6 +1831,12 @@ func TestSwitchTimingRandom(t *testing.T) {
 			}
 			t.Logf("RTL counters summed over ports: %v", sums)
 			for name := range sums {
+				if name == "drop_tail" && tc.model == "switch8_64" {
+					// Its 131,072 bytes per egress outlast the slots unless
+					// frames average over 1,365 bytes; the directed
+					// tail_drop_jumbo case drops at its tail.
+					continue
+				}
 				if sums[name] == 0 {
 					t.Errorf("the random run never counted %s", name)
 				}
