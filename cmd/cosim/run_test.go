@@ -412,3 +412,23 @@ func TestRunSwitchLoop(t *testing.T) {
 		})
 	}
 }
+
+// The path MTU is checked along the whole path between two NICs of a
+// workload: the fabric's spine, two hops from either NIC, lowered to 2048
+// bytes stops path MTU 4096 before any model starts, naming the spine.
+func TestRunPathMTUAcrossTheSpine(t *testing.T) {
+	dir := t.TempDir()
+	text, ok := scenario.BuiltinTOML("fabric")
+	require.True(t, ok)
+	s := strings.Replace(string(text), "name = \"spine\"\ntop = \"switch8\"\n[model.csr]\n", "name = \"spine\"\ntop = \"switch8\"\n[model.csr]\nMTU = 2048\n", 1)
+	require.Contains(t, s, "MTU = 2048")
+	file := filepath.Join(dir, "fabric.toml")
+	require.NoError(t, os.WriteFile(file, []byte(s), 0o644))
+	line := 1 + strings.Count(s[:strings.Index(s, "pmtu = 4096")], "\n")
+	models, err := filepath.Abs(needModels(t, "nic_64", "switch8_64"))
+	require.NoError(t, err)
+	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and spine (top switch8) on the path from n4 to n0 takes at most 2048 (its MTU register): use 1024 or less", file, line),
+		strings.SplitN(stderr, "\n", 2)[0])
+}
