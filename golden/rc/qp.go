@@ -35,7 +35,11 @@ type qp struct {
 func newQP(n *Node, c QPConfig) *qp {
 	q := &qp{n: n, cfg: c}
 	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort)
-	q.tos = n.cfg.DSCP<<2 | ecnECT0
+	dscp := n.cfg.DSCP
+	if c.DSCP != 0 {
+		dscp = c.DSCP // the QP's own, for its priority in the switches
+	}
+	q.tos = dscp<<2 | ecnECT0
 	q.ackCyc = TimeoutCycles(c.Timeout, n.cfg.ClockHz)
 	q.ackEvery = uint32(max(1, min(AckReqInterval, c.Window/2)))
 	q.req.init(c)
@@ -118,27 +122,28 @@ func (q *qp) timerAt() (uint64, bool) {
 }
 
 // nextEvent is the earliest cycle the QP may send or a timer fires: its
-// timers, and its next packet (at once, or when the rate limiter lets it).
-func (q *qp) nextEvent() (uint64, bool) {
+// timers, and its next packet (at once, or when the rate limiter lets it),
+// not before resume (the end of a pause of its priority).
+func (q *qp) nextEvent(resume uint64) (uint64, bool) {
 	var e earliest
 	if c, ok := q.timerAt(); ok {
 		e.take(c)
 	}
 	if q.err {
 		if j := q.resp.head(); j != nil && j.kind == jobAck {
-			e.take(0) // the NAK that moved the QP to error still goes out
+			e.take(resume) // the NAK that moved the QP to error still goes out
 		}
 		return e.c, e.ok
 	}
-	send := uint64(0)
+	send := resume
 	if q.paced() {
-		send = q.nextSend
+		send = max(q.nextSend, resume)
 	}
 	if j := q.resp.head(); j != nil {
 		if j.kind == jobRead {
 			e.take(send)
 		} else {
-			e.take(0)
+			e.take(resume)
 		}
 	}
 	if !q.req.rnrWait && q.req.ready(q) {
