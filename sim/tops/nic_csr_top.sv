@@ -118,6 +118,9 @@ module nic_csr_top #(
     logic [QPS-1:0][1:0]                      qp_access;
     logic [QPS-1:0][22:0]                     qp_window;
     logic [QPS-1:0][7:0]                      qp_max_reads;
+    logic [2:0]                               cnp_prio;
+    logic [QPS-1:0][2:0]                      qp_prio;
+    logic [QPS-1:0][5:0]                      qp_dscp;
     logic [QPS-1:0]                           qp_load;
     logic [QPS-1:0][1:0]                      state_q;
     logic [NODE_CNT-1:0][INC_WIDTH-1:0]       ninc_q;
@@ -145,6 +148,9 @@ module nic_csr_top #(
         .dscp                 (dscp),
         .cnp_dscp             (cnp_dscp),
         .cnp_interval         (cnp_interval),
+        .cnp_prio             (cnp_prio),
+        .qp_prio              (qp_prio),
+        .qp_dscp              (qp_dscp),
         .dcqcn_line_rate      (line_rate),
         .dcqcn_min_rate       (min_rate),
         .dcqcn_g_shift        (g_shift),
@@ -387,7 +393,7 @@ module nic_csr_top #(
 
     // tuser is not looked at: nothing sends bad frames to this top
     logic unused;
-    assign unused = ^{s_axis_tuser, r_val};
+    assign unused = ^{s_axis_tuser, r_val, cnp_prio, qp_prio, qp_dscp};  // read back over the bus only
 
 endmodule
 

@@ -24,7 +24,7 @@ var nicCampaign = mutation.Campaign{
 		// The workloads above expect no error completion; these do (bad
 		// R_Key, RNR and retry budgets running out, access errors).
 		{Name: "directed requester and responder tests", Tests: &mutation.GoTests{Pkg: "./rtl/nic/tb",
-			Run: "^(TestNICRequester|TestNICResponder)$/^64$", Env: modeltest.DirEnv}},
+			Run: "^(TestNICRequester|TestNICResponder|TestNICPFC)$/^64$", Env: modeltest.DirEnv}},
 	},
 }
 

@@ -141,6 +141,9 @@ type nicRun struct {
 	ceToPeerFrom, ceToPeerUntil uint64
 	// onStep, if not nil, runs after every step
 	onStep func()
+	// onAccept, if not nil, hears every input the DUT accepted on in0,
+	// with the cycle of its last beat
+	onAccept func(data []byte, last uint64)
 
 	// outputs
 	dutNet    []cosim.Frame
@@ -216,6 +219,7 @@ func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q in
 	if mirror {
 		dutCfg, peerCfg = peerCfg, dutCfg
 	}
+	dutCfg.DataWidth, peerCfg.DataWidth = width, width // pause quanta in the model's cycles
 	if nodeTweak != nil {
 		nodeTweak(&dutCfg, &peerCfg)
 	}
@@ -395,6 +399,9 @@ func (r *nicRun) dutWindow(end uint64) []cosim.Frame {
 		switch a.Port {
 		case 0:
 			require.NoError(t, r.twin.Receive(data, a.LastCycle))
+			if r.onAccept != nil {
+				r.onAccept(data, a.LastCycle)
+			}
 		case 1:
 			require.NoError(t, r.twin.Command(data, a.LastCycle))
 		case 2:
@@ -582,6 +589,8 @@ func (r *nicRun) check(memRegions []cosim.Mem) map[string]uint64 {
 			want = uint64(r.twin.Bad())
 		case nic.NodeCounter(n) == nic.CntCmdRejected:
 			want = uint64(r.twin.Rejected())
+		default:
+			want, _ = nic.PauseCounter(nic.NodeCounter(n), node.PauseCounters())
 		}
 		require.Equal(t, uint32(want), got[nic.NodeCounterAddr(nic.NodeCounter(n))], "node counter %v",
 			nic.NodeCounter(n))
