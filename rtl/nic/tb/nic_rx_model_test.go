@@ -68,10 +68,13 @@ const (
 	rxUnknownQP
 	rxBufferFull
 	rxBadFrame
+	rxPFC // MAC Control, consumed (rtl/nic README "PFC")
+	rxPause
+	rxMACControl
 )
 
 var rxClassNames = [...]string{"RC", "CNP", "NOT_ROCE", "MALFORMED", "BAD_ICRC", "WRONG_ADDRESS",
-	"BAD_HEADER", "UNKNOWN_QP", "BUFFER_FULL", "BAD_FRAME"}
+	"BAD_HEADER", "UNKNOWN_QP", "BUFFER_FULL", "BAD_FRAME", "PFC", "PAUSE", "MAC_CONTROL"}
 
 func rxClassName(c int) string {
 	if c >= 0 && c < len(rxClassNames) {
@@ -958,10 +961,18 @@ func newRxCheck(t *testing.T, node *rxNode, stalls bool) *rxCheck {
 
 // golden asks golden/rc what it makes of frame at cycle d.
 func (c *rxCheck) golden(frame []byte, d uint64) int {
-	before := c.gold.Counters()
+	before, pb := c.gold.Counters(), c.gold.PauseCounters()
 	c.gold.Receive(frame, d)
-	after := c.gold.Counters()
+	after, pa := c.gold.Counters(), c.gold.PauseCounters()
 	class, n := -1, 0
+	for _, m := range []struct {
+		cl            int
+		before, after uint64
+	}{{rxPFC, pb.RxPFC, pa.RxPFC}, {rxPause, pb.RxPause, pa.RxPause}, {rxMACControl, pb.RxMACControl, pa.RxMACControl}} {
+		if m.after != m.before {
+			class, n = m.cl, n+1
+		}
+	}
 	for ctr, cl := range rxGoldenClass {
 		switch after[ctr] - before[ctr] {
 		case 0:
