@@ -19,7 +19,7 @@
 // endian:
 //   0     kind: 1 node counter increment, 2 QP counter increment,
 //         3 QP state, 4 snapshot request
-//   1     counter n (kind 1: 0..11; kind 2: rc.Counter 0..38)
+//   1     counter n (kind 1: 0..30; kind 2: rc.Counter 0..38)
 //   2     QP q (kinds 2 and 3)
 //   3     0
 //   4..7  kind 1, 2: amount (bits INC_WIDTH-1:0 are used); kind 3: state
@@ -219,7 +219,7 @@ module nic_csr_top #(
         if (beat) begin
             unique case (r_kind)
                 8'd1: if (r_n < 8'(NODE_CNT)) begin
-                    nacc_d[r_n[3:0]] = nacc_q[r_n[3:0]] + r_val[INC_WIDTH-1:0];
+                    nacc_d[r_n[4:0]] = nacc_q[r_n[4:0]] + r_val[INC_WIDTH-1:0];
                 end
                 8'd2: if (r_q < 8'(QPS) && r_n < 8'(QP_CNT)) begin
                     qacc_d[r_q[3:0]][r_n[5:0]] = qacc_q[r_q[3:0]][r_n[5:0]] + r_val[INC_WIDTH-1:0];
