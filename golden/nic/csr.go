@@ -77,6 +77,7 @@ const (
 	QPMaxReads      = 0x34 // bits 7:0
 	QPPrio          = 0x38 // bits 2:0, rc.QPConfig.Priority
 	QPDSCP          = 0x3C // bits 5:0, rc.QPConfig.DSCP (0: the node's)
+	QPVLAN          = 0x40 // bit 12 tag (rc.QPConfig.VLAN), bits 11:0 VID
 	QPStateReg      = 0x7C // write StateLoad to load the QP; reads QPState
 )
 
@@ -241,6 +242,7 @@ const (
 	maskByte   = 0xFF
 	maskPrio   = 0x7
 	maskDSCP1  = 0x3F
+	maskVLAN   = 0x1FFF
 	mask32     = math.MaxUint32
 )
 
@@ -248,7 +250,7 @@ const (
 var (
 	mrMasks = [MRStride / 4]uint32{mask32, mask32, mask32, mask32, mask32, maskAccess, maskValid}
 	qpMasks = [QPStride / 4]uint32{mask24, mask24, mask32, maskHalf, mask32, mask24, mask24, maskPMTU, mask32,
-		maskRetry, maskHalf, maskAccess, maskWindow, maskByte, maskPrio, maskDSCP1}
+		maskRetry, maskHalf, maskAccess, maskWindow, maskByte, maskPrio, maskDSCP1, maskVLAN}
 )
 
 // CSR mirrors nic_csr's registers: what a read returns after a given
@@ -526,6 +528,7 @@ func QPConfigWrites(q int, c rc.QPConfig, clockHz uint64) ([]CSRWrite, error) {
 		{QPAddr(q, QPMaxReads), uint32(maxReads)},
 		{QPAddr(q, QPPrio), uint32(c.Priority)},
 		{QPAddr(q, QPDSCP), uint32(c.DSCP)},
+		{QPAddr(q, QPVLAN), vlanWord(c)},
 		{QPAddr(q, QPStateReg), StateLoad},
 	}, nil
 }
@@ -535,3 +538,11 @@ func macLo(m [6]byte) uint32 {
 }
 
 func macHi(m [6]byte) uint32 { return uint32(m[0])<<8 | uint32(m[1]) }
+
+// vlanWord is a QP's VLAN register: bit 12 tags, bits 11:0 the VID.
+func vlanWord(c rc.QPConfig) uint32 {
+	if !c.VLAN {
+		return uint32(c.VID)
+	}
+	return 1<<12 | uint32(c.VID)
+}

@@ -71,6 +71,10 @@ type QPConfig struct {
 	// DSCP, when not 0, replaces the node's DSCP in the QP's packets, so
 	// that a switch's DSCP map puts them in the QP's priority.
 	DSCP uint8
+	// VLAN tags every frame of the QP (IEEE 802.1Q) with VID and, as PCP,
+	// Priority (its CNPs: NodeConfig.CNPPriority); DEI 0.
+	VLAN bool
+	VID  uint16 // 0..4095
 }
 
 // Defaults for the zero values of QPConfig.
@@ -121,6 +125,8 @@ func (c *QPConfig) Validate() error {
 		return fmt.Errorf("qp %v: priority %d over 7", c.QPN, c.Priority)
 	case c.DSCP > 63:
 		return fmt.Errorf("qp %v: DSCP %d over 6 bits", c.QPN, c.DSCP)
+	case c.VID > 0xFFF:
+		return fmt.Errorf("qp %v: VID %d over 12 bits", c.QPN, c.VID)
 	}
 	return nil
 }

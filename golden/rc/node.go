@@ -290,7 +290,7 @@ func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 		q.cnpWaiting = false
 		q.counters[TxCNP]++
 		p := txPacket{op: roce.CNPOpCode, becn: true}
-		return build(buf, &q.hdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true
+		return build(buf, &q.cnpHdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true
 	}
 	for i := range n.qps {
 		k := (n.rr + i) % len(n.qps)

@@ -13,7 +13,8 @@ type qp struct {
 	tAt      uint64 // timerAt as of the last noteTimers: every path that moves a timer calls it
 	tOK      bool
 	cfg      QPConfig
-	hdr      header
+	hdr      header // the QP's frames
+	cnpHdr   header // its CNPs: the same, tagged with the CNP priority
 	tos      uint8
 	ackCyc   uint64 // local ACK timeout in cycles, 0 = disabled
 	ackEvery uint32 // AckReq on every ackEvery-th packet of a message
@@ -34,7 +35,9 @@ type qp struct {
 
 func newQP(n *Node, c QPConfig) *qp {
 	q := &qp{n: n, cfg: c}
-	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort)
+	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort, makeTag(c.VLAN, c.Priority, c.VID))
+	q.cnpHdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort,
+		makeTag(c.VLAN, n.cfg.CNPPriority, c.VID))
 	dscp := n.cfg.DSCP
 	if c.DSCP != 0 {
 		dscp = c.DSCP // the QP's own, for its priority in the switches

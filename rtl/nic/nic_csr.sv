@@ -36,6 +36,7 @@
 //                              +0x28 UDP_SRC [15:0]    +0x2C ACCESS [1:0]
 //                              +0x30 WINDOW [22:0]     +0x34 MAX_READS [7:0]
 //                              +0x38 PRIO [2:0]        +0x3C DSCP [5:0] (0: the node's)
+//                              +0x40 VLAN [12:0] (bit 12 tag, 11:0 VID)
 //                              +0x7C STATE
 //   0x4000 + 4n              node counter n, n = 0..30:
 //                              0..5 as rc.Counter: rx_not_roce, rx_malformed,
@@ -151,6 +152,7 @@ module nic_csr #(
     output logic      [QPS-1:0][7:0]                     qp_max_reads,
     output logic      [QPS-1:0][2:0]                     qp_prio,
     output logic      [QPS-1:0][5:0]                     qp_dscp,
+    output logic      [QPS-1:0][12:0]                    qp_vlan,
     // one cycle per STATE write of 1 (the cycle after it)
     output logic      [QPS-1:0]                          qp_load,
     // from the engine: 0 reset, 1 RTS, 2 error
@@ -215,6 +217,7 @@ module nic_csr #(
     logic [QPS-1:0][7:0]      maxrd_q;
     logic [QPS-1:0][2:0]      prio_q;
     logic [QPS-1:0][5:0]      qdscp_q;
+    logic [QPS-1:0][12:0]     vlan_q;
     logic [QPS-1:0]           load_q;
 
     logic [NODE_CNT-1:0][31:0]              ncnt_q;
@@ -318,6 +321,7 @@ module nic_csr #(
                 5'd13: r = {24'd0, maxrd_q[a.q]};
                 5'd14: r = {29'd0, prio_q[a.q]};
                 5'd15: r = {26'd0, qdscp_q[a.q]};
+                5'd16: r = {19'd0, vlan_q[a.q]};
                 QW_STATE: r = {30'd0, qp_state[a.q]};
                 default: r = 32'd0;
             endcase
@@ -390,6 +394,7 @@ module nic_csr #(
                     5'd13: maxrd_q[a.q]       <= csr_wdata[7:0];
                     5'd14: prio_q[a.q]        <= csr_wdata[2:0];
                     5'd15: qdscp_q[a.q]       <= csr_wdata[5:0];
+                    5'd16: vlan_q[a.q]        <= csr_wdata[12:0];
                     QW_STATE: load_q[a.q]     <= (csr_wdata == 32'd1);
                     default: ;
                 endcase
@@ -425,6 +430,7 @@ module nic_csr #(
             maxrd_q    <= '0;
             prio_q     <= '0;
             qdscp_q    <= '0;
+            vlan_q     <= '0;
             load_q     <= '0;
         end
     end
@@ -534,6 +540,7 @@ module nic_csr #(
     assign qp_max_reads          = maxrd_q;
     assign qp_prio               = prio_q;
     assign qp_dscp               = qdscp_q;
+    assign qp_vlan               = vlan_q;
     assign qp_load               = load_q;
 
     always_comb begin

@@ -246,6 +246,8 @@ package nic_pkg;
         logic [31:0] imm;           // ImmDt
         logic [63:0] pay_addr;      // host address of the payload, any alignment
         logic [12:0] pay_len;       // payload bytes, 0..4096 (0: no DMA read)
+        logic        vlan;          // an 802.1Q tag after the MACs (IEEE 802.1Q 9.6)
+        logic [15:0] tci;           // its TCI: PCP 3, DEI 1 (0), VID 12
     } desc_t;
 
 endpackage

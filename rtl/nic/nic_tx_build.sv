@@ -149,8 +149,8 @@ localparam int TX_LATENCY    = DMA_LATENCY + 4;
 localparam int MAX_PAYLOAD   = 4096;
 // shortest frame on the wire (Ethernet minimum without FCS): shorter ones are padded
 localparam int MIN_FRAME     = 60;
-// longest header (RETH + ImmDt), and the header beats that hold it
-localparam int HDR_MAX       = 74;
+// longest header (802.1Q tag + RETH + ImmDt), and the header beats that hold it
+localparam int HDR_MAX       = 78;
 localparam int HDR_BEATS     = (HDR_MAX + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam int HDR_BITS      = HDR_BEATS * DATA_WIDTH;
 // frame byte offsets and beat counts (frames are at most 4174 bytes)
@@ -237,6 +237,7 @@ ent_t          ent_in;
 
 always_comb begin
     ext     = nic_pkg::op_hdrs(s_desc.opcode);
+    // untagged first; a tag (below) adds 4 bytes before the EtherType
     hdr_len = FW'(54) + FW'(nic_pkg::tx_ext_len(s_desc.opcode));
     pad       = 2'(-s_desc.pay_len[1:0]);
     frame_len = hdr_len + s_desc.pay_len + FW'(pad) + FW'(4);
@@ -309,6 +310,15 @@ always_comb begin
     end
     if (ext.imm) begin
         for (int i = 0; i < 4; i++) hdr[8*(imm_at+FW'(i)) +: 8] = s_desc.imm[8*(3-i) +: 8];
+    end
+
+    // 802.1Q tag (IEEE 802.1Q 9.6): TPID 0x8100 and the TCI after the MACs,
+    // everything from the EtherType on 4 bytes later (the ICRC units find
+    // the IP header after one tag)
+    if (s_desc.vlan) begin
+        hdr = {hdr[HDR_BITS-33:96], s_desc.tci[7:0], s_desc.tci[15:8], 8'h00, 8'h81, hdr[95:0]};
+        hdr_len   = hdr_len + FW'(4);
+        frame_len = frame_len + FW'(4);
     end
 
     ent_in.hdr       = hdr;

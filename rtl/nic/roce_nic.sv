@@ -192,6 +192,7 @@ logic [QPS-1:0][22:0]     c_win;
 logic [QPS-1:0][7:0]      c_maxrd;
 logic [QPS-1:0][2:0]      c_prio;
 logic [QPS-1:0][5:0]      c_dscp;
+logic [QPS-1:0][12:0]     c_vlan;
 logic [QPS-1:0]           qp_load;
 logic [QPS-1:0][1:0]      qp_state;
 logic [NODE_CNT-1:0][INC_WIDTH-1:0]        node_inc, eng_node_inc;
@@ -213,7 +214,7 @@ nic_csr #(
     .qp_qpn(c_qpn), .qp_remote_qpn(c_rqpn), .qp_remote_mac(c_rmac), .qp_remote_ip(c_rip),
     .qp_send_psn(c_spsn), .qp_recv_psn(c_rpsn), .qp_pmtu_log2(c_pmtu), .qp_timeout_cycles(c_tmo),
     .qp_retry_cnt(c_retry), .qp_rnr_retry(c_rnr), .qp_min_rnr_timer(c_minrnr), .qp_udp_src(c_udp),
-    .qp_access(c_acc), .qp_window(c_win), .qp_max_reads(c_maxrd), .qp_prio(c_prio), .qp_dscp(c_dscp),
+    .qp_access(c_acc), .qp_window(c_win), .qp_max_reads(c_maxrd), .qp_prio(c_prio), .qp_dscp(c_dscp), .qp_vlan(c_vlan),
     .qp_load(qp_load), .qp_state(qp_state),
     .node_cnt_inc(node_inc), .qp_cnt_inc(qp_inc)
 );
@@ -377,7 +378,7 @@ nic_engine #(
     .cfg_qpn(c_qpn), .cfg_remote_qpn(c_rqpn), .cfg_remote_mac(c_rmac), .cfg_remote_ip(c_rip),
     .cfg_send_psn(c_spsn), .cfg_recv_psn(c_rpsn), .cfg_pmtu_log2(c_pmtu), .cfg_timeout_cycles(c_tmo),
     .cfg_retry_cnt(c_retry), .cfg_rnr_retry(c_rnr), .cfg_min_rnr_timer(c_minrnr), .cfg_udp_src(c_udp),
-    .cfg_access(c_acc), .cfg_window(c_win), .cfg_max_reads(c_maxrd), .cfg_prio(c_prio), .cfg_dscp(c_dscp),
+    .cfg_access(c_acc), .cfg_window(c_win), .cfg_max_reads(c_maxrd), .cfg_prio(c_prio), .cfg_dscp(c_dscp), .cfg_vlan(c_vlan),
     .qp_load(qp_load), .qp_state(qp_state), .qp_valid(qp_valid), .qp_qpn_flat(qp_qpn_flat),
     .rec_valid(rec_valid), .rec_class(rec_class), .rec_slot(rec_slot), .rec_opcode(rec_opcode),
     .rec_psn(rec_psn), .rec_ack_req(rec_ack_req), .rec_ecn_ce(rec_ecn_ce), .rec_va(rec_va),

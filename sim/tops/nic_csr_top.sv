@@ -121,6 +121,7 @@ module nic_csr_top #(
     logic [2:0]                               cnp_prio;
     logic [QPS-1:0][2:0]                      qp_prio;
     logic [QPS-1:0][5:0]                      qp_dscp;
+    logic [QPS-1:0][12:0]                     qp_vlan;
     logic [QPS-1:0]                           qp_load;
     logic [QPS-1:0][1:0]                      state_q;
     logic [NODE_CNT-1:0][INC_WIDTH-1:0]       ninc_q;
@@ -151,6 +152,7 @@ module nic_csr_top #(
         .cnp_prio             (cnp_prio),
         .qp_prio              (qp_prio),
         .qp_dscp              (qp_dscp),
+        .qp_vlan              (qp_vlan),
         .dcqcn_line_rate      (line_rate),
         .dcqcn_min_rate       (min_rate),
         .dcqcn_g_shift        (g_shift),
@@ -393,7 +395,7 @@ module nic_csr_top #(
 
     // tuser is not looked at: nothing sends bad frames to this top
     logic unused;
-    assign unused = ^{s_axis_tuser, r_val, cnp_prio, qp_prio, qp_dscp};  // read back over the bus only
+    assign unused = ^{s_axis_tuser, r_val, cnp_prio, qp_prio, qp_dscp, qp_vlan};  // read back over the bus only
 
 endmodule
 

@@ -444,12 +444,16 @@ func (r *nicRun) dutWindow(end uint64) []cosim.Frame {
 // header (the ICRC does not cover TOS; the header checksum does).
 func nicMarkCE(f []byte) []byte {
 	g := slices.Clone(f)
-	if len(g) < 34 || binary.BigEndian.Uint16(g[12:]) != 0x0800 {
+	ip := 14
+	if len(g) >= 18 && binary.BigEndian.Uint16(g[12:]) == 0x8100 {
+		ip = 18 // after one 802.1Q tag
+	}
+	if len(g) < ip+20 || binary.BigEndian.Uint16(g[ip-2:]) != 0x0800 {
 		return g
 	}
-	g[15] |= 3
-	g[24], g[25] = 0, 0
-	binary.BigEndian.PutUint16(g[24:], wirecheck.IPv4Checksum(g[14:34]))
+	g[ip+1] |= 3
+	g[ip+10], g[ip+11] = 0, 0
+	binary.BigEndian.PutUint16(g[ip+10:], wirecheck.IPv4Checksum(g[ip:ip+20]))
 	return g
 }
 

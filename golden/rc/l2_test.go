@@ -1,12 +1,14 @@
 package rc
 
 import (
+	"encoding/binary"
 	"net"
 	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocesim/cosim/golden/checksum"
 	"github.com/rocesim/cosim/golden/pfc"
 	"github.com/rocesim/cosim/golden/roce"
 )
@@ -145,4 +147,49 @@ func TestQPDSCP(t *testing.T) {
 		require.NoError(t, fr.Decode(f))
 	}
 	require.Error(t, (&QPConfig{PMTU: 256, RemoteIP: netip.AddrFrom4([4]byte{1, 2, 3, 4}), Priority: 8}).Validate())
+}
+
+// A QP with QPConfig.VLAN tags its frames (IEEE 802.1Q): TPID 0x8100, PCP
+// its priority, DEI 0, its VID; its CNPs carry the CNP priority. The IPv4
+// checksum and the ICRC are those of the shifted headers, and a node takes
+// the tagged frames as any other.
+func TestQPVLANTag(t *testing.T) {
+	mk := func(mac, peer byte) *Node {
+		n, err := NewNode(NodeConfig{MAC: [6]byte{2, 0, 0, 0, 0, mac}, IP: netip.AddrFrom4([4]byte{10, 0, 0, mac}),
+			ClockHz: testClock, CNPPriority: 6}, NewSparseMemory())
+		require.NoError(t, err)
+		require.NoError(t, n.AddQP(QPConfig{QPN: roce.QPN(mac), RemoteQPN: roce.QPN(peer), RemoteMAC: [6]byte{2, 0, 0, 0, 0, peer},
+			RemoteIP: netip.AddrFrom4([4]byte{10, 0, 0, peer}), PMTU: 256, UDPSrcPort: 0xC000, Priority: 5,
+			VLAN: true, VID: 0x123}))
+		return n
+	}
+	a, b := mk(1, 2), mk(2, 1)
+	require.NoError(t, b.PostRecv(2, RecvRequest{Addr: 0, Length: 64}, 0))
+	require.NoError(t, a.PostSend(1, WorkRequest{Op: OpSend, Length: 8}, 0))
+	f, ok := a.Poll(1, make([]byte, MaxFrameLen))
+	require.True(t, ok)
+	require.Equal(t, []byte{0x81, 0x00, 5<<5 | 0x1, 0x23, 0x08, 0x00}, f[12:18], "tag and EtherType")
+	var fr roce.Frame
+	require.NoError(t, fr.Decode(f))
+	require.True(t, fr.VLAN)
+	ok, _, _, err := roce.VerifyICRC(fr.IPPacket(f))
+	require.NoError(t, err)
+	require.True(t, ok, "ICRC")
+	b.Receive(f, 10)
+	c, _ := b.QPCounters(2)
+	require.Equal(t, uint64(1), c[RxPackets], "taken")
+
+	// a CE-marked packet makes a CNP, tagged with the CNP priority
+	require.NoError(t, a.PostSend(1, WorkRequest{Op: OpSend, Length: 8}, 20))
+	f, ok = a.Poll(21, make([]byte, MaxFrameLen))
+	require.True(t, ok)
+	f[19] |= ecnCE
+	f[28], f[29] = 0, 0
+	binary.BigEndian.PutUint16(f[28:], checksum.Checksum(f[18:38]))
+	b.Receive(f, 30)
+	cnp, ok := b.Poll(31, make([]byte, MaxFrameLen))
+	require.True(t, ok)
+	require.NoError(t, fr.Decode(cnp))
+	require.Equal(t, roce.CNPOpCode, fr.BTH.OpCode)
+	require.Equal(t, uint16(6<<13|0x123), fr.TCI, "the CNP's PCP")
 }
