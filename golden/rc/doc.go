@@ -171,6 +171,11 @@
 //   - QPConfig.DSCP, when not 0, replaces NodeConfig.DSCP in the QP's TOS
 //     (TestQPDSCP), so that a switch's DSCP map gives the QP's traffic its
 //     priority.
+//   - QPConfig.VLAN tags the QP's frames (IEEE 802.1Q 9.6): TPID 0x8100,
+//     PCP its Priority (CNPs: NodeConfig.CNPPriority), DEI 0, its VID; the
+//     rest of the frame 4 bytes later, lengths, checksum and ICRC those of
+//     the untagged packet; a received frame may carry one tag
+//     (TestQPVLANTag; rtl/nic/tb TestNICVLAN).
 //
 // Frame checks on receive, each with its counter: not RoCEv2, truncated,
 // bad ICRC, bad IPv4 checksum, wrong MAC or IP, TVer or P_Key, not RC,

@@ -29,6 +29,9 @@
 //   the IP end (the IPv4 and UDP lengths count up to here); the frame is
 //   max(N, 60) bytes. Only N = 58 (no extension header, no payload) is short,
 //   and its padding fills lanes of the last beat without adding a beat.
+// With desc.vlan, an 802.1Q tag (81 00, then desc.tci) follows the source
+// MAC and every byte from the EtherType on is 4 bytes later: H and N grow
+// by 4, the IPv4 and UDP lengths and checksum do not (IEEE 802.1Q 9.6).
 // Extension headers follow the opcode as roce.OpCode.Headers has them, for any
 // opcode byte; the headers build does not write (DETH, AtomicETH,
 // AtomicAckETH, IETH) are left out, as build leaves them out. The payload
@@ -36,7 +39,7 @@
 //
 // Descriptor: s_desc (nic_pkg::desc_t) with s_desc_valid /
 // s_desc_ready; a descriptor is *decided* in the cycle t it is taken (valid &&
-// ready). Fields, MSB first (511 bits); numbers go on the wire big-endian:
+// ready). Fields, MSB first (528 bits); numbers go on the wire big-endian:
 //
 //   dst_mac 48, src_mac 48, src_ip 32, dst_ip 32   Ethernet and IPv4 addresses
 //   udp_sport 16, tos 8                            UDP source port, IPv4 TOS
@@ -45,6 +48,7 @@
 //   aeth_syndrome 8, aeth_msn 24                   AETH (idem)
 //   imm 32                                         ImmDt (idem)
 //   pay_addr 64, pay_len 13                        payload in host memory, 0..4096 bytes
+//   vlan 1, tci 16                                 802.1Q tag and its TCI (PCP, DEI, VID)
 //
 // Timing (the golden side relies on these; rtl/nic/README.md "Transmit"):
 //   - TX_LATENCY = DMA_LATENCY + 4: the frame of a descriptor decided at t has

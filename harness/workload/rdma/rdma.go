@@ -186,7 +186,8 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 		mac, ip := nicAddr(i, k)
 		s := &rdmaSide{k: k, model: w.NICs[k], base: rdmaBase, stride: stride, slots: w.Outstanding, intent: rc.NewSparseMemory(),
 			rkey: 0x5000_0000 | uint32(i)<<8 | uint32(k+1)}
-		s.setup.Node = rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}
+		s.setup.Node = rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48,
+			CNPPriority: uint8(w.CNPPriority)}
 		if w.DCQCN != nil {
 			s.setup.Node.CNPInterval, s.setup.Node.DCQCN = dcqcnConfig(*w.DCQCN, dataWidth(sc, w.NICs[k]), clockHz)
 		}
@@ -222,6 +223,8 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 				Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
 				MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
 				MaxReads: nicdev.Params["MAX_READS"], SQDepth: nicdev.Params["SQ_DEPTH"], RQDepth: nicdev.Params["RQ_DEPTH"],
+				Priority: uint8(pick(w.Priorities, q)), DSCP: uint8(pick(w.DSCPs, q)),
+				VLAN: w.VLAN != nil, VID: uint16(derefOr(w.VLAN, 0)),
 			})
 			rq := &rdmaQP{q: q, qpn: qpn[k], byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
 			for slot := range w.Outstanding {
@@ -501,3 +504,19 @@ func firstDifference(a, b []byte) (int, bool) {
 
 // memSize is the length of the registered region of every side.
 func (s *rdmaSide) memSize() uint64 { return s.setup.MRs[0].Length }
+
+// pick is the value of QP q in a per-QP list (its entries in turn), 0 when
+// the list is empty.
+func pick(list []int, q int) int {
+	if len(list) == 0 {
+		return 0
+	}
+	return list[q%len(list)]
+}
+
+func derefOr(p *int, v int) int {
+	if p == nil {
+		return v
+	}
+	return *p
+}

@@ -26,6 +26,9 @@ const rocePacketOverhead = 14 + 20 + 8 + 12 + 16 + 4 + 4
 func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
 	sc := ws.Scenario
 	frame := w.PMTU + rocePacketOverhead
+	if w.VLAN != nil {
+		frame += 4 // the 802.1Q tag
+	}
 	for _, nic := range w.NICs {
 		for _, l := range sc.Links {
 			if l.From != nic+".out0" {
