@@ -102,11 +102,12 @@ example-test: $(call sim_model_bin,switch4_64) ## the example user project (harn
 tap-demo: deps build ## as root: hosts h1..h4 in netns on TAPs on the RTL switch (512 bits), ping + 5 s iperf3, all checked
 	$(BUILD)/cosim tap-demo --width 512 --seconds 5 --no-pcap --out $(OUT)/tap-demo
 
-bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; live bridge; peak memory against run length
+bench: build ## benchmarks: golden codecs and models (RC pair, switch, DCQCN); stimulus generation; harness vs raw model speed; NIC system; the fabric scenario; live bridge; peak memory against run length
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./golden/... ./cosim/...
 	$(GO) test -run '^$$' -bench Source -benchmem ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench HarnessVsRaw -benchtime 3s ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench NICSystem -benchtime 500x ./harness/engine
+	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Fabric -benchtime 1x ./harness/engine
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench Live -benchtime 2000x ./harness/bridge
 	COSIM_REQUIRE_MODELS=1 $(GO) test -run '^$$' -bench 'PeakRSS|Campaign' -benchtime 1x ./cmd/cosim
 

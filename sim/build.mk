@@ -197,7 +197,7 @@ SIM_MODELS += $1
 $1.top    := nic_top
 $1.rtl    := $(SIM_NIC_DIR)/nic_pkg.sv $(SIM_DIR)/tops/nic_top.sv $(addprefix $(SIM_NIC_DIR)/,roce_nic.sv nic_engine.sv \
              nic_dcqcn_rp.sv nic_rx_dma.sv nic_csr.sv nic_cmd.sv nic_cq.sv nic_rx_parse.sv nic_rx_store.sv \
-             nic_rx_host_fifo.sv icrc_check.sv nic_tx_build.sv icrc_insert.sv) \
+             nic_rx_host_fifo.sv icrc_check.sv nic_tx_build.sv icrc_insert.sv nic_pause.sv) \
              rtl/common/crc32_roce.sv rtl/common/axis_skid.sv rtl/common/axis_fifo.sv
 $1.main   := $(SIM_DIR)/tops/nic_top.cpp
 $1.params := DATA_WIDTH=$2 QPS=16 MRS=16 SQ_DEPTH=32 RQ_DEPTH=32 MAX_READS=4 RX_BUF_BYTES=16384 DMA_LATENCY=64

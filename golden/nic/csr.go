@@ -23,6 +23,7 @@ const (
 	AddrIP          = 0x001C // IPv4 address, first byte in bits 31:24
 	AddrDSCP        = 0x0020 // bits 5:0 data/ACK DSCP, bits 13:8 CNP DSCP
 	AddrCNPInterval = 0x0024 // cycles (rc.NodeConfig.CNPInterval)
+	AddrCNPPrio     = 0x0028 // bits 2:0, the priority of CNPs (rc.NodeConfig.CNPPriority)
 
 	// dcqcn.Config, one register per field; periods and ByteCounter are
 	// limited to 32 bits.
@@ -74,6 +75,9 @@ const (
 	QPAccess        = 0x2C // bits 1:0, rc.Access
 	QPWindow        = 0x30 // bits 22:0
 	QPMaxReads      = 0x34 // bits 7:0
+	QPPrio          = 0x38 // bits 2:0, rc.QPConfig.Priority
+	QPDSCP          = 0x3C // bits 5:0, rc.QPConfig.DSCP (0: the node's)
+	QPVLAN          = 0x40 // bit 12 tag (rc.QPConfig.VLAN), bits 11:0 VID
 	QPStateReg      = 0x7C // write StateLoad to load the QP; reads QPState
 )
 
@@ -115,18 +119,24 @@ func (s QPState) String() string {
 
 // NodeCounter numbers the node counters at AddrNodeCounters + 4n: rc's
 // node-level counters first, with their rc.Counter numbers (rx_not_roce ..
-// rx_unknown_qp), then the NIC's own drops.
+// rx_unknown_qp), then the NIC's own drops, then the MAC Control counters
+// (rc.PauseCounters).
 type NodeCounter uint8
 
 // The NIC's own node counters, after rc's.
 const (
-	CntCmdBad         NodeCounter = NodeCounter(FirstQPCounter) + iota // command record dropped (README "Host records")
-	CntCmdRejected                                                     // post refused by the transport
-	CntCQOverflow                                                      // completion lost: completion FIFO full
-	CntHostRxOverflow                                                  // host frame lost: host FIFO full
-	CntRxBadFrame                                                      // frame with tuser[0] on its last beat
-	CntRxBufferFull                                                    // frame lost: receive buffer full
-	numNodeCounters
+	CntCmdBad         NodeCounter         = NodeCounter(FirstQPCounter) + iota // command record dropped (README "Host records")
+	CntCmdRejected                                                             // post refused by the transport
+	CntCQOverflow                                                              // completion lost: completion FIFO full
+	CntHostRxOverflow                                                          // host frame lost: host FIFO full
+	CntRxBadFrame                                                              // frame with tuser[0] on its last beat
+	CntRxBufferFull                                                            // frame lost: receive buffer full
+	CntRxPFC                                                                   // PFC frames received
+	CntRxPause                                                                 // PAUSE frames received
+	CntRxMACControl                                                            // other MAC Control frames, dropped
+	CntPauseNamed                                                              // + p: pause frames that named priority p
+	CntPausedCycles   = CntPauseNamed + 8                                      // + p: cycles priority p was paused
+	numNodeCounters   = CntPausedCycles + 8
 )
 
 // NumNodeCounters is the number of node counters.
@@ -138,16 +148,38 @@ const NumNodeCounters = int(numNodeCounters)
 const FirstQPCounter = rc.RxPackets
 
 var nodeCounterNames = [...]string{"cmd_bad", "cmd_rejected", "cq_overflow", "host_rx_overflow", "rx_bad_frame",
-	"rx_buffer_full"}
+	"rx_buffer_full", "rx_pfc", "rx_pause", "rx_mac_control"}
 
 func (n NodeCounter) String() string {
 	switch {
 	case n < NodeCounter(FirstQPCounter):
 		return rc.Counter(n).String()
-	case n < numNodeCounters:
+	case n < CntPauseNamed:
 		return nodeCounterNames[n-NodeCounter(FirstQPCounter)]
+	case n < CntPausedCycles:
+		return fmt.Sprintf("rx_pause_prio%d", n-CntPauseNamed)
+	case n < numNodeCounters:
+		return fmt.Sprintf("paused_cycles_prio%d", n-CntPausedCycles)
 	}
 	return "counter?"
+}
+
+// PauseCounter returns the value of node counter n when it is one of the
+// MAC Control counters (CntRxPFC on), from the node's rc.PauseCounters.
+func PauseCounter(n NodeCounter, c rc.PauseCounters) (uint64, bool) {
+	switch {
+	case n == CntRxPFC:
+		return c.RxPFC, true
+	case n == CntRxPause:
+		return c.RxPause, true
+	case n == CntRxMACControl:
+		return c.RxMACControl, true
+	case n >= CntPauseNamed && n < CntPausedCycles:
+		return c.Named[n-CntPauseNamed], true
+	case n >= CntPausedCycles && n < numNodeCounters:
+		return c.Cycles[n-CntPausedCycles], true
+	}
+	return 0, false
 }
 
 // MRAddr returns the address of register off of memory region m.
@@ -208,6 +240,9 @@ const (
 	maskValid  = 0x1
 	maskWindow = 0x7FFFFF
 	maskByte   = 0xFF
+	maskPrio   = 0x7
+	maskDSCP1  = 0x3F
+	maskVLAN   = 0x1FFF
 	mask32     = math.MaxUint32
 )
 
@@ -215,7 +250,7 @@ const (
 var (
 	mrMasks = [MRStride / 4]uint32{mask32, mask32, mask32, mask32, mask32, maskAccess, maskValid}
 	qpMasks = [QPStride / 4]uint32{mask24, mask24, mask32, maskHalf, mask32, mask24, mask24, maskPMTU, mask32,
-		maskRetry, maskHalf, maskAccess, maskWindow, maskByte}
+		maskRetry, maskHalf, maskAccess, maskWindow, maskByte, maskPrio, maskDSCP1, maskVLAN}
 )
 
 // CSR mirrors nic_csr's registers: what a read returns after a given
@@ -257,6 +292,8 @@ func (c *CSR) mask(addr uint32) uint32 {
 		return maskHalf
 	case addr == AddrDSCP:
 		return maskDSCP
+	case addr == AddrCNPPrio:
+		return maskPrio
 	case addr == AddrGShift:
 		return maskGShift
 	case addr >= AddrLineRate && addr <= AddrHyperStep:
@@ -402,6 +439,7 @@ func NodeConfigWrites(cfg rc.NodeConfig) ([]CSRWrite, error) {
 		{AddrMACHi, macHi(cfg.MAC)},
 		{AddrIP, uint32(ip[0])<<24 | uint32(ip[1])<<16 | uint32(ip[2])<<8 | uint32(ip[3])},
 		{AddrDSCP, uint32(cfg.DSCP) | uint32(cfg.CNPDSCP)<<8},
+		{AddrCNPPrio, uint32(cfg.CNPPriority)},
 		{AddrLineRate, uint32(d.LineRate)},
 		{AddrMinRate, uint32(d.MinRate)},
 		{AddrGShift, uint32(d.GShift)},
@@ -488,6 +526,9 @@ func QPConfigWrites(q int, c rc.QPConfig, clockHz uint64) ([]CSRWrite, error) {
 		{QPAddr(q, QPAccess), uint32(c.Access)},
 		{QPAddr(q, QPWindow), uint32(window)},
 		{QPAddr(q, QPMaxReads), uint32(maxReads)},
+		{QPAddr(q, QPPrio), uint32(c.Priority)},
+		{QPAddr(q, QPDSCP), uint32(c.DSCP)},
+		{QPAddr(q, QPVLAN), vlanWord(c)},
 		{QPAddr(q, QPStateReg), StateLoad},
 	}, nil
 }
@@ -497,3 +538,11 @@ func macLo(m [6]byte) uint32 {
 }
 
 func macHi(m [6]byte) uint32 { return uint32(m[0])<<8 | uint32(m[1]) }
+
+// vlanWord is a QP's VLAN register: bit 12 tags, bits 11:0 the VID.
+func vlanWord(c rc.QPConfig) uint32 {
+	if !c.VLAN {
+		return uint32(c.VID)
+	}
+	return 1<<12 | uint32(c.VID)
+}

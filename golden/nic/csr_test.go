@@ -18,17 +18,20 @@ import (
 func TestCSRCounterNumbering(t *testing.T) {
 	assert.Equal(t, 39, rc.NumCounters, "QP_CNT in nic_csr.sv")
 	assert.Equal(t, rc.Counter(6), FirstQPCounter, "QP_FIRST in nic_csr.sv")
-	assert.Equal(t, 12, NumNodeCounters, "NODE_CNT in nic_csr.sv")
+	assert.Equal(t, 31, NumNodeCounters, "NODE_CNT in nic_csr.sv")
 	// the node-level counters of rc are exactly those below FirstQPCounter
 	for c := range rc.Counter(rc.NumCounters) {
 		assert.Equal(t, c < FirstQPCounter, c <= rc.RxUnknownQP, "%v", c)
 	}
 	want := []string{"rx_not_roce", "rx_malformed", "rx_bad_icrc", "rx_wrong_address", "rx_bad_header",
 		"rx_unknown_qp", "cmd_bad", "cmd_rejected", "cq_overflow", "host_rx_overflow", "rx_bad_frame",
-		"rx_buffer_full"}
+		"rx_buffer_full", "rx_pfc", "rx_pause", "rx_mac_control", "rx_pause_prio0"}
 	for n, name := range want {
 		assert.Equal(t, name, NodeCounter(n).String())
 	}
+	assert.Equal(t, "rx_pause_prio7", (CntPauseNamed + 7).String())
+	assert.Equal(t, "paused_cycles_prio0", CntPausedCycles.String())
+	assert.Equal(t, "paused_cycles_prio7", NodeCounter(NumNodeCounters-1).String())
 	assert.Equal(t, "counter?", NodeCounter(NumNodeCounters).String())
 }
 
@@ -84,12 +87,13 @@ func TestCSRMasks(t *testing.T) {
 		QPAddr(7, QPRemoteMACHi): 0xFFFF, QPAddr(7, QPRemoteIP): 0xFFFFFFFF, QPAddr(7, QPSendPSN): 0xFFFFFF,
 		QPAddr(7, QPRecvPSN): 0xFFFFFF, QPAddr(7, QPPMTULog2): 0xF, QPAddr(7, QPTimeoutCycles): 0xFFFFFFFF,
 		QPAddr(7, QPRetry): 0x1F77, QPAddr(7, QPUDPSrc): 0xFFFF, QPAddr(7, QPAccess): 0x3,
-		QPAddr(7, QPWindow): 0x7FFFFF, QPAddr(7, QPMaxReads): 0xFF, QPAddr(7, 0x38): 0, QPAddr(7, 0x78): 0,
+		QPAddr(7, QPWindow): 0x7FFFFF, QPAddr(7, QPMaxReads): 0xFF, QPAddr(7, QPPrio): 7, QPAddr(7, QPDSCP): 0x3F, QPAddr(7, QPVLAN): 0x1FFF, QPAddr(7, 0x44): 0, QPAddr(7, 0x78): 0,
 		QPAddr(7, QPStateReg): 0, QPAddr(16, QPQPN): 0, MRAddr(16, MRRKey): 0,
-		AddrID: IDValue, AddrShape: DefaultCSRShape.Value(), 0x0008: 0, 0x0028: 0, 0x0064: 0, 0x0100: 0,
+		AddrID: IDValue, AddrShape: DefaultCSRShape.Value(), 0x0008: 0, AddrCNPPrio: 7, 0x002C: 0, 0x0064: 0, 0x0100: 0,
 		0x0015: 0, 0x3FFC: 0, 0xFFFC: 0,
-		NodeCounterAddr(CntRxBufferFull): 0xFFFFFFFF, NodeCounterAddr(CntRxBufferFull) + 4: 0,
-		QPCounterAddr(15, rc.RxPackets): 0xFFFFFFFF, QPCounterAddr(15, rc.RxUnknownQP): 0,
+		NodeCounterAddr(CntRxBufferFull): 0xFFFFFFFF, NodeCounterAddr(CntPausedCycles + 7): 0xFFFFFFFF,
+		NodeCounterAddr(CntPausedCycles+7) + 4: 0,
+		QPCounterAddr(15, rc.RxPackets):        0xFFFFFFFF, QPCounterAddr(15, rc.RxUnknownQP): 0,
 		QPCounterAddr(15, rc.CompletionsError): 0xFFFFFFFF, QPCounterAddr(15, rc.CompletionsError) + 4: 0,
 		QPCounterAddr(16, rc.RxPackets): 0,
 	}
@@ -164,13 +168,13 @@ func TestNodeConfigWrites(t *testing.T) {
 	_, err = NodeConfigWrites(cfg)
 	assert.True(t, errors.Is(err, ErrCSRRange), "%v", err)
 	// the reaction point makes at most 4 byte-counter events per packet
-	assert.Equal(t, uint64(1044), uint64(MinByteCounter))
-	for _, bc := range []uint64{1, 1043} {
+	assert.Equal(t, uint64(1045), uint64(MinByteCounter))
+	for _, bc := range []uint64{1, 1044} {
 		cfg.DCQCN.ByteCounter = bc
 		_, err = NodeConfigWrites(cfg)
 		assert.True(t, errors.Is(err, ErrCSRRange), "byte counter %d: %v", bc, err)
 	}
-	for _, bc := range []uint64{0, 1044} {
+	for _, bc := range []uint64{0, 1045} {
 		cfg.DCQCN.ByteCounter = bc
 		w, err = NodeConfigWrites(cfg)
 		require.NoError(t, err, "byte counter %d", bc)

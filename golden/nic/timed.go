@@ -90,6 +90,10 @@ func NewTimed(node *rc.Node, cfg TimedConfig) (*Timed, error) {
 	if cfg.DataWidth <= 0 || cfg.DataWidth%8 != 0 || cfg.DMALatency == 0 {
 		return nil, fmt.Errorf("nic: timing needs a data width in whole bytes and a DMA latency, got %+v", cfg)
 	}
+	if c := node.Config(); c.DataWidth != 0 && c.DataWidth != cfg.DataWidth {
+		// pause quanta are converted at the node's width (rc.NodeConfig.DataWidth)
+		return nil, fmt.Errorf("nic: the node converts pause quanta at %d bits, the timing is for %d", c.DataWidth, cfg.DataWidth)
+	}
 	return &Timed{node: node, cfg: cfg, beat: cfg.DataWidth / 8, buf: make([]byte, rc.MaxFrameLen)}, nil
 }
 

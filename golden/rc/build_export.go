@@ -12,11 +12,14 @@ type Packet struct {
 	SrcIP, DstIP   [4]byte
 	UDPSrcPort     uint16
 	TOS            uint8 // DSCP<<2 | ECN
-	DestQP         roce.QPN
-	OpCode         roce.OpCode
-	PSN            roce.PSN
-	AckReq         bool
-	BECN           bool
+	// Tagged puts an 802.1Q tag with TCI (PCP<<13 | VID) after the MACs.
+	Tagged bool
+	TCI    uint16
+	DestQP roce.QPN
+	OpCode roce.OpCode
+	PSN    roce.PSN
+	AckReq bool
+	BECN   bool
 
 	// Extension headers, written only when OpCode.Headers has them (RETH,
 	// AETH, ImmDt; a CNP gets its 16 zero bytes instead).
@@ -40,7 +43,7 @@ type Packet struct {
 // may be nil when p.PayloadLen is 0. DestQP and PSN are 24-bit numbers, as
 // on the wire; higher bits are not masked (a node never makes them).
 func BuildFrame(buf []byte, p *Packet, mem Memory) []byte {
-	h := makeHeader(p.SrcMAC, p.DstMAC, p.SrcIP, p.DstIP, p.UDPSrcPort)
+	h := makeHeader(p.SrcMAC, p.DstMAC, p.SrcIP, p.DstIP, p.UDPSrcPort, vlanTag{on: p.Tagged, tci: p.TCI})
 	tp := txPacket{
 		op:      p.OpCode,
 		psn:     p.PSN,

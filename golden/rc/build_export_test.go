@@ -121,9 +121,10 @@ var sentOpCodes = []roce.OpCode{
 }
 
 // Wireshark's InfiniBand dissector reads random BuildFrame frames of every
-// opcode a node sends, payload lengths 0 to 4096, with the fields they were
-// built from, a good IPv4 checksum and the UDP length; our decoder finds
-// each ICRC good (tshark does not check it).
+// opcode a node sends, payload lengths 0 to 4096, a third of them with an
+// 802.1Q tag, with the fields they were built from, a good IPv4 checksum
+// and the UDP length; our decoder finds each ICRC good (tshark does not
+// check it).
 func TestTsharkReadsBuildFrame(t *testing.T) {
 	tshark := oracle.Tshark(t)
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -141,6 +142,9 @@ func TestTsharkReadsBuildFrame(t *testing.T) {
 			n = rng.IntN(4097)
 		}
 		p := randomPacket(rng, op, n, mem)
+		if i%3 == 0 {
+			p.Tagged, p.TCI = true, uint16(rng.IntN(1<<16))&^0x1000 // DEI 0
+		}
 		f := BuildFrame(nil, &p, mem)
 		require.NoError(t, w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(f),
 			Length: len(f)}, f))
@@ -157,14 +161,19 @@ func TestTsharkReadsBuildFrame(t *testing.T) {
 		if op.Headers()&roce.HasAETH != 0 {
 			row[8], row[9] = fmt.Sprint(uint8(p.Syndrome)), fmt.Sprint(p.MSN)
 		}
-		row = append(row, "1", fmt.Sprint(len(f)-ipOff-ipv4Len), fmt.Sprint(p.TOS>>2))
+		l2, pcp, vid := ethLen, "", ""
+		if p.Tagged {
+			l2, pcp, vid = ethLen+tagLen, fmt.Sprint(p.TCI>>13), fmt.Sprint(p.TCI&0xFFF)
+		}
+		row = append(row, "1", fmt.Sprint(len(f)-l2-ipv4Len), fmt.Sprint(p.TOS>>2), pcp, vid)
 		want = append(want, strings.Join(row, ","))
 	}
 	require.NoError(t, out.Close())
 
 	fields := []string{"infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.a",
 		"infiniband.bth.padcnt", "infiniband.reth.va", "infiniband.reth.r_key", "infiniband.reth.dmalen",
-		"infiniband.aeth.syndrome", "infiniband.aeth.msn", "ip.checksum.status", "udp.length", "ip.dsfield.dscp"}
+		"infiniband.aeth.syndrome", "infiniband.aeth.msn", "ip.checksum.status", "udp.length", "ip.dsfield.dscp",
+		"vlan.priority", "vlan.id"}
 	args := []string{"-r", path, "-o", "ip.check_checksum:TRUE", "-T", "fields", "-E", "separator=,"}
 	for _, f := range fields {
 		args = append(args, "-e", f)

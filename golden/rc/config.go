@@ -16,8 +16,15 @@ type NodeConfig struct {
 	IP      netip.Addr // IPv4
 	ClockHz uint64     // converts the IBA's microsecond timers to cycles
 
-	DSCP    uint8 // DSCP of data, ACK and NAK packets (sent ECT(0))
+	DSCP    uint8 // DSCP of data, ACK and NAK packets (sent ECT(0)), unless the QP sets its own
 	CNPDSCP uint8 // DSCP of CNPs (sent Not-ECT)
+
+	// CNPPriority is the 802.1p priority (0..7) of CNPs: a received pause
+	// of that priority holds them back (README "PFC"). QPs have their own.
+	CNPPriority uint8
+	// DataWidth is the NIC's bits per cycle: a pause quantum (512 bit
+	// times) lasts 512/DataWidth cycles. 0 means 64.
+	DataWidth int
 
 	// CNPInterval is the least number of cycles between two CNPs for one
 	// QP (the notification point's rate limit); 0 sends one per CE packet.
@@ -56,6 +63,18 @@ type QPConfig struct {
 	// SQDepth and RQDepth bound the posted work requests; 0 means
 	// DefaultQueueDepth.
 	SQDepth, RQDepth int
+
+	// Priority is the 802.1p priority (0..7) of everything the QP sends,
+	// responder and requester packets alike: a received pause of that
+	// priority holds the QP back (README "PFC").
+	Priority uint8
+	// DSCP, when not 0, replaces the node's DSCP in the QP's packets, so
+	// that a switch's DSCP map puts them in the QP's priority.
+	DSCP uint8
+	// VLAN tags every frame of the QP (IEEE 802.1Q) with VID and, as PCP,
+	// Priority (its CNPs: NodeConfig.CNPPriority); DEI 0.
+	VLAN bool
+	VID  uint16 // 0..4095
 }
 
 // Defaults for the zero values of QPConfig.
@@ -102,6 +121,12 @@ func (c *QPConfig) Validate() error {
 		return fmt.Errorf("qp %v: max reads %d outside 1..255", c.QPN, c.MaxReads)
 	case c.SQDepth < 0 || c.RQDepth < 0:
 		return fmt.Errorf("qp %v: negative queue depth", c.QPN)
+	case c.Priority > 7:
+		return fmt.Errorf("qp %v: priority %d over 7", c.QPN, c.Priority)
+	case c.DSCP > 63:
+		return fmt.Errorf("qp %v: DSCP %d over 6 bits", c.QPN, c.DSCP)
+	case c.VID > 0xFFF:
+		return fmt.Errorf("qp %v: VID %d over 12 bits", c.QPN, c.VID)
 	}
 	return nil
 }
@@ -133,6 +158,12 @@ func (c *NodeConfig) Validate() error {
 	}
 	if c.DSCP > 63 || c.CNPDSCP > 63 {
 		return errors.New("DSCP over 6 bits")
+	}
+	if c.CNPPriority > 7 {
+		return fmt.Errorf("CNP priority %d over 7", c.CNPPriority)
+	}
+	if c.DataWidth < 0 || c.DataWidth%8 != 0 {
+		return fmt.Errorf("data width %d is not a whole number of bytes", c.DataWidth)
 	}
 	if c.DCQCN.LineRate != 0 {
 		if err := c.DCQCN.Validate(); err != nil {
@@ -175,4 +206,13 @@ func ceilDiv(a, b, c uint64) uint64 {
 	hi := q * b
 	lo := r * b
 	return hi + (lo+c-1)/c
+}
+
+// PauseWidth is the data width pause quanta are converted with:
+// DataWidth, or 64 when it is 0.
+func (c *NodeConfig) PauseWidth() int {
+	if c.DataWidth == 0 {
+		return 64
+	}
+	return c.DataWidth
 }

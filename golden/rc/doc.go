@@ -150,6 +150,33 @@
 //     until the previous one's bytes have drained at that rate; the rate
 //     recovers by timer and byte counter (dcqcn_cut_and_recover).
 //
+// Flow control (IEEE 802.1Qbb PFC, 802.3 Annex 31B PAUSE; the switch's
+// rule, rtl/switch/README.md "PFC"; pause.go):
+//   - MAC Control frames (EtherType 0x8808 at offset 12) are consumed, never
+//     rx_not_roce: PFC (opcode 0x0101) and PAUSE (0x0001) to
+//     01:80:C2:00:00:01 count in PauseCounters and act; other opcodes or
+//     destinations count RxMACControl; a frame too short for its opcode's
+//     parameters (golden/pfc Decode) is rx_malformed (TestPauseFrames).
+//   - A frame decided at D loads, for every priority p it names (PAUSE: all
+//     eight), N = ceil(time[p] * 512 / NodeConfig.DataWidth) cycles: p is
+//     paused at the Poll calls of D+1 .. D+N; a later frame replaces the
+//     timer from its own next cycle, N = 0 (XON) resumes at once
+//     (TestPauseRule).
+//   - Poll skips a QP whose QPConfig.Priority is paused (responder and
+//     requester packets alike) and the CNPs while NodeConfig.CNPPriority is
+//     paused; a skipped QP stays pending and keeps its place, the round
+//     robin moving on only past the QP that sends; NextEvent wakes it at
+//     the pause's end (TestPauseRule; cycle for cycle against the RTL in
+//     rtl/nic/tb TestNICPFC).
+//   - QPConfig.DSCP, when not 0, replaces NodeConfig.DSCP in the QP's TOS
+//     (TestQPDSCP), so that a switch's DSCP map gives the QP's traffic its
+//     priority.
+//   - QPConfig.VLAN tags the QP's frames (IEEE 802.1Q 9.6): TPID 0x8100,
+//     PCP its Priority (CNPs: NodeConfig.CNPPriority), DEI 0, its VID; the
+//     rest of the frame 4 bytes later, lengths, checksum and ICRC those of
+//     the untagged packet; a received frame may carry one tag
+//     (TestQPVLANTag; rtl/nic/tb TestNICVLAN).
+//
 // Frame checks on receive, each with its counter: not RoCEv2, truncated,
 // bad ICRC, bad IPv4 checksum, wrong MAC or IP, TVer or P_Key, not RC,
 // unknown QP, QP in error.

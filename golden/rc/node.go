@@ -38,6 +38,7 @@ type Node struct {
 	wake uint64
 
 	counters Counters // drops before a QP is known
+	pause    pauser   // received PFC and PAUSE frames
 	cov      coverage
 	rx       roce.Frame
 
@@ -187,6 +188,10 @@ func (n *Node) Rate(qpn roce.QPN) uint32 {
 // are not for a QP of this node are dropped and counted.
 func (n *Node) Receive(frame []byte, now uint64) {
 	n.advance(now)
+	if isMACControl(frame) {
+		n.macControl(frame, now) // consumed: never the host's
+		return
+	}
 	f := &n.rx
 	if err := f.Decode(frame); err != nil {
 		if errors.Is(err, roce.ErrNotRoCE) {
@@ -274,16 +279,18 @@ func (n *Node) Receive(frame []byte, now uint64) {
 // (which should have room for MaxFrameLen bytes), or false when nothing
 // may be sent at now. CNPs go first, then the QPs in round-robin order;
 // within a QP, responder packets (ACK, NAK, READ responses, in the order
-// the requests arrived) before requester packets.
+// the requests arrived) before requester packets. A paused priority's CNPs
+// and QPs are skipped: they keep their place, and the round robin moves
+// on only past the QP that sends.
 func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 	n.advance(now)
-	if len(n.cnps) > 0 {
+	if len(n.cnps) > 0 && !n.pause.paused(n.cfg.CNPPriority, now) {
 		q := n.cnps[0]
 		n.cnps = n.cnps[:copy(n.cnps, n.cnps[1:])]
 		q.cnpWaiting = false
 		q.counters[TxCNP]++
 		p := txPacket{op: roce.CNPOpCode, becn: true}
-		return build(buf, &q.hdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true
+		return build(buf, &q.cnpHdr, n.cfg.CNPDSCP<<2, q.cfg.RemoteQPN, &p, n.mem), true
 	}
 	for i := range n.qps {
 		k := (n.rr + i) % len(n.qps)
@@ -291,6 +298,9 @@ func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 			continue
 		}
 		q := n.qps[k]
+		if n.pause.paused(q.cfg.Priority, now) {
+			continue // still pending: it wakes when the pause ends (NextEvent)
+		}
 		if f, ok := q.poll(now, buf); ok {
 			n.noteTimers(q)
 			n.rr = (k + 1) % len(n.qps)
@@ -307,13 +317,13 @@ func (n *Node) Poll(now uint64, buf []byte) ([]byte, bool) {
 // false when nothing will happen without new input.
 func (n *Node) NextEvent() (cycle uint64, ok bool) {
 	if len(n.cnps) > 0 {
-		return 0, true
+		cycle, ok = n.pause.resume(n.cfg.CNPPriority), true
 	}
 	for k, q := range n.qps {
 		var c uint64
 		var qok bool
 		if n.pend[k] {
-			c, qok = q.nextEvent() // work and timers
+			c, qok = q.nextEvent(n.pause.resume(q.cfg.Priority)) // work and timers
 		} else {
 			c, qok = q.tAt, q.tOK // no work: only its timers can wake it (as noteTimers left them)
 		}

@@ -8,9 +8,12 @@ import (
 )
 
 // Layout of every frame a node sends: Ethernet II, IPv4 without options,
-// UDP, BTH (IBA annex A17 and 9.2).
+// UDP, BTH (IBA annex A17 and 9.2). Offsets are those of an untagged frame;
+// a QP with a VLAN tag (IEEE 802.1Q clause 9.6) sends every field tagLen
+// bytes later.
 const (
 	ethLen   = 14
+	tagLen   = 4 // 802.1Q tag: TPID 0x8100, TCI (PCP, DEI, VID)
 	ipv4Len  = 20
 	udpLen   = 8
 	ipOff    = ethLen
@@ -35,8 +38,8 @@ const (
 const MinFrameLen = 60
 
 // MaxFrameLen is the longest frame a node sends: a WRITE ONLY with
-// immediate carrying 4096 bytes (RETH and ImmDt, no pad).
-const MaxFrameLen = extOff + rethLen + immLen + 4096 + icrcLen
+// immediate carrying 4096 bytes (RETH and ImmDt, no pad), with a VLAN tag.
+const MaxFrameLen = tagLen + extOff + rethLen + immLen + 4096 + icrcLen
 
 // txPacket describes one packet to build.
 type txPacket struct {
@@ -56,24 +59,43 @@ type txPacket struct {
 	payload int
 }
 
-// header is the part of a QP's frames that never changes: Ethernet, the
-// constant IPv4 fields and the UDP ports.
-type header [bthOff]byte
+// header is the part of a QP's frames that never changes: Ethernet (with
+// the QP's 802.1Q tag, if any), the constant IPv4 fields and the UDP ports.
+type header struct {
+	b  [tagLen + bthOff]byte
+	l2 int // Ethernet header bytes: ethLen, or ethLen + tagLen when tagged
+}
 
-func makeHeader(src, dst [6]byte, srcIP, dstIP [4]byte, sport uint16) header {
+// vlanTag is an 802.1Q tag: TCI = PCP (3 bits) | DEI (0) | VID (12 bits).
+type vlanTag struct {
+	on  bool
+	tci uint16
+}
+
+func makeTag(on bool, pcp uint8, vid uint16) vlanTag {
+	return vlanTag{on: on, tci: uint16(pcp&7)<<13 | vid&0xFFF}
+}
+
+func makeHeader(src, dst [6]byte, srcIP, dstIP [4]byte, sport uint16, tag vlanTag) header {
 	var h header
-	copy(h[0:6], dst[:])
-	copy(h[6:12], src[:])
-	binary.BigEndian.PutUint16(h[12:], 0x0800)
-	ip := h[ipOff:]
+	copy(h.b[0:6], dst[:])
+	copy(h.b[6:12], src[:])
+	h.l2 = ethLen
+	if tag.on {
+		binary.BigEndian.PutUint16(h.b[12:], 0x8100)
+		binary.BigEndian.PutUint16(h.b[14:], tag.tci)
+		h.l2 += tagLen
+	}
+	binary.BigEndian.PutUint16(h.b[h.l2-2:], 0x0800)
+	ip := h.b[h.l2:]
 	ip[0] = 0x45
 	binary.BigEndian.PutUint16(ip[6:], ipFlagDF) // ID 0, DF: never fragmented
 	ip[8] = ipTTL
 	ip[9] = 17 // UDP
 	copy(ip[12:16], srcIP[:])
 	copy(ip[16:20], dstIP[:])
-	binary.BigEndian.PutUint16(h[udpOff:], sport)
-	binary.BigEndian.PutUint16(h[udpOff+2:], uint16(roce.UDPPort))
+	binary.BigEndian.PutUint16(ip[ipv4Len:], sport)
+	binary.BigEndian.PutUint16(ip[ipv4Len+2:], uint16(roce.UDPPort))
 	return h
 }
 
@@ -98,22 +120,24 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 		ext = cnpBody
 	}
 	pad := -p.payload & 3
-	n := extOff + ext + p.payload + pad + icrcLen // IP end: the lengths count up to here
-	fn := max(n, MinFrameLen)                     // with Ethernet padding after the ICRC
+	ipO := h.l2 // the offsets of this QP's frames (tagged or not)
+	udpO, bthO := ipO+ipv4Len, ipO+ipv4Len+udpLen
+	n := bthO + roce.BTHLen + ext + p.payload + pad + icrcLen // IP end: the lengths count up to here
+	fn := max(n, MinFrameLen)                                 // with Ethernet padding after the ICRC
 	if cap(buf) < fn {
 		buf = make([]byte, fn)
 	}
 	f := buf[:fn]
-	copy(f, h[:])
-	ip := f[ipOff:]
+	copy(f, h.b[:bthO])
+	ip := f[ipO:]
 	ip[1] = tos
-	binary.BigEndian.PutUint16(ip[2:], uint16(n-ipOff))
+	binary.BigEndian.PutUint16(ip[2:], uint16(n-ipO))
 	ip[10], ip[11] = 0, 0
 	binary.BigEndian.PutUint16(ip[10:], checksum.Checksum(ip[:ipv4Len]))
-	binary.BigEndian.PutUint16(f[udpOff+4:], uint16(n-udpOff))
-	f[udpOff+6], f[udpOff+7] = 0, 0
+	binary.BigEndian.PutUint16(f[udpO+4:], uint16(n-udpO))
+	f[udpO+6], f[udpO+7] = 0, 0
 
-	b := f[bthOff:]
+	b := f[bthO:]
 	b[0] = uint8(p.op)
 	b[1] = uint8(pad) << 4
 	binary.BigEndian.PutUint16(b[2:], roce.DefaultPKey)
@@ -126,7 +150,7 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 	if p.ackReq {
 		b[8] = 0x80
 	}
-	o := extOff
+	o := bthO + roce.BTHLen
 	switch {
 	case p.op == roce.CNPOpCode:
 		clear(f[o : o+cnpBody])
@@ -153,7 +177,7 @@ func build(buf []byte, h *header, tos uint8, destQP roce.QPN, p *txPacket, mem M
 	}
 	clear(f[o : o+pad])
 	o += pad
-	icrc, _ := roce.ComputeICRC(f[ipOff:o]) // cannot fail: the headers are whole
+	icrc, _ := roce.ComputeICRC(f[ipO:o]) // cannot fail: the headers are whole
 	binary.LittleEndian.PutUint32(f[o:], icrc)
 	clear(f[n:]) // Ethernet padding, not part of the IP packet (Decode ignores it)
 	return f

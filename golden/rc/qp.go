@@ -13,7 +13,8 @@ type qp struct {
 	tAt      uint64 // timerAt as of the last noteTimers: every path that moves a timer calls it
 	tOK      bool
 	cfg      QPConfig
-	hdr      header
+	hdr      header // the QP's frames
+	cnpHdr   header // its CNPs: the same, tagged with the CNP priority
 	tos      uint8
 	ackCyc   uint64 // local ACK timeout in cycles, 0 = disabled
 	ackEvery uint32 // AckReq on every ackEvery-th packet of a message
@@ -34,8 +35,14 @@ type qp struct {
 
 func newQP(n *Node, c QPConfig) *qp {
 	q := &qp{n: n, cfg: c}
-	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort)
-	q.tos = n.cfg.DSCP<<2 | ecnECT0
+	q.hdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort, makeTag(c.VLAN, c.Priority, c.VID))
+	q.cnpHdr = makeHeader(n.cfg.MAC, c.RemoteMAC, n.ip, c.RemoteIP.As4(), c.UDPSrcPort,
+		makeTag(c.VLAN, n.cfg.CNPPriority, c.VID))
+	dscp := n.cfg.DSCP
+	if c.DSCP != 0 {
+		dscp = c.DSCP // the QP's own, for its priority in the switches
+	}
+	q.tos = dscp<<2 | ecnECT0
 	q.ackCyc = TimeoutCycles(c.Timeout, n.cfg.ClockHz)
 	q.ackEvery = uint32(max(1, min(AckReqInterval, c.Window/2)))
 	q.req.init(c)
@@ -118,27 +125,28 @@ func (q *qp) timerAt() (uint64, bool) {
 }
 
 // nextEvent is the earliest cycle the QP may send or a timer fires: its
-// timers, and its next packet (at once, or when the rate limiter lets it).
-func (q *qp) nextEvent() (uint64, bool) {
+// timers, and its next packet (at once, or when the rate limiter lets it),
+// not before resume (the end of a pause of its priority).
+func (q *qp) nextEvent(resume uint64) (uint64, bool) {
 	var e earliest
 	if c, ok := q.timerAt(); ok {
 		e.take(c)
 	}
 	if q.err {
 		if j := q.resp.head(); j != nil && j.kind == jobAck {
-			e.take(0) // the NAK that moved the QP to error still goes out
+			e.take(resume) // the NAK that moved the QP to error still goes out
 		}
 		return e.c, e.ok
 	}
-	send := uint64(0)
+	send := resume
 	if q.paced() {
-		send = q.nextSend
+		send = max(q.nextSend, resume)
 	}
 	if j := q.resp.head(); j != nil {
 		if j.kind == jobRead {
 			e.take(send)
 		} else {
-			e.take(0)
+			e.take(resume)
 		}
 	}
 	if !q.req.rnrWait && q.req.ready(q) {

@@ -51,6 +51,17 @@ type RDMA struct {
 	// DCQCN, when the [rdma.dcqcn] table is there, turns congestion
 	// control on in both NICs.
 	DCQCN *DCQCN `toml:"dcqcn"`
+	// Flow control (rtl/nic/README.md "PFC", "VLAN"): QP pair q has the
+	// 802.1p priority priorities[q % len] (default 0) and the DSCP
+	// dscps[q % len] (default the NICs' 26); cnp_priority is the CNPs'
+	// (default 0). A PFC or PAUSE frame that reaches a NIC pauses the
+	// QPs of its priorities; a switch's DSCP_MAP should map each DSCP to
+	// its priority. vlan, when set (0..4095), tags every frame with that
+	// VID and the QP's priority as PCP.
+	Priorities  []int `toml:"priorities"`
+	DSCPs       []int `toml:"dscps"`
+	CNPPriority int   `toml:"cnp_priority"`
+	VLAN        *int  `toml:"vlan"`
 }
 
 // DCQCN is the congestion control of both NICs of a workload: a NIC that
@@ -143,7 +154,7 @@ const maxMessage = 1 << 20
 
 func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map[string]any) error {
 	slots := map[string]int{}   // QP slots each NIC's workloads take
-	dcqcnOf := map[string]int{} // the first workload that configures each NIC
+	firstOf := map[string]int{} // the first workload that names each NIC: it sets the NIC up
 	for i, w := range s.RDMA {
 		k := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), f} }
 		seen := map[string]bool{}
@@ -194,6 +205,20 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map
 			return bad(k("rnr_retry"), "must be 0 to 7 (7: no limit), is %d", *w.RNRRetry)
 		case w.MinRNRTimer < 0 || w.MinRNRTimer > 31:
 			return bad(k("min_rnr_timer"), "must be 1 to 31, or 0 for 655.36 ms, is %d", w.MinRNRTimer)
+		case w.CNPPriority < 0 || w.CNPPriority > 7:
+			return bad(k("cnp_priority"), "must be 0 to 7, is %d", w.CNPPriority)
+		case w.VLAN != nil && (*w.VLAN < 0 || *w.VLAN > 4095):
+			return bad(k("vlan"), "must be a VID, 0 to 4095, is %d", *w.VLAN)
+		}
+		for _, p := range w.Priorities {
+			if p < 0 || p > 7 {
+				return bad(k("priorities"), "must be priorities 0 to 7, are %v", w.Priorities)
+			}
+		}
+		for _, d := range w.DSCPs {
+			if d < 1 || d > 63 {
+				return bad(k("dscps"), "must be DSCPs 1 to 63 (0 is the NIC's own), are %v", w.DSCPs)
+			}
 		}
 		if d := w.DCQCN; d != nil {
 			dk := func(f string) toml.Key { return toml.Key{"rdma", strconv.Itoa(i), "dcqcn", f} }
@@ -230,10 +255,14 @@ func (s *Scenario) checkRDMA(bad func(toml.Key, string, ...any) error, set []map
 			}
 			// Congestion control is the NIC's, not a QP's: its workloads
 			// must agree on it.
-			if j, ok := dcqcnOf[n]; ok && !sameDCQCN(s.RDMA[j].DCQCN, w.DCQCN) {
+			j, ok := firstOf[n]
+			switch {
+			case !ok:
+				firstOf[n] = i
+			case !sameDCQCN(s.RDMA[j].DCQCN, w.DCQCN):
 				return bad(k("dcqcn"), "NIC %s is in rdma.%d too, whose [rdma.dcqcn] differs: a NIC has one congestion control", n, j)
-			} else if !ok {
-				dcqcnOf[n] = i
+			case s.RDMA[j].CNPPriority != w.CNPPriority:
+				return bad(k("cnp_priority"), "NIC %s is in rdma.%d too, whose cnp_priority is %d: a NIC sends its CNPs at one priority", n, j, s.RDMA[j].CNPPriority)
 			}
 		}
 	}

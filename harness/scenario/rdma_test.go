@@ -161,6 +161,7 @@ func TestRDMANICInTwoWorkloads(t *testing.T) {
 	assert.Equal(t, 8, s.RDMA[0].QPsOn("a")+s.RDMA[1].QPsOn("a"))
 	requireError(t, two+"qps = 13\n", "rdma[1].qps", "NIC a would hold 17 QPs")
 	requireError(t, two+"[rdma.dcqcn]\n", "rdma[1].dcqcn", "NIC a is in rdma.0 too")
+	requireError(t, two+"cnp_priority = 6\n", "rdma[1].cnp_priority", "NIC a is in rdma.0 too, whose cnp_priority is 0")
 }
 
 func TestRDMAPatterns(t *testing.T) {

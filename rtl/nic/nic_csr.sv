@@ -16,6 +16,7 @@
 //   0x001C IP                first byte in bits 31:24
 //   0x0020 DSCP              bits 5:0 data/ACK DSCP, bits 13:8 CNP DSCP
 //   0x0024 CNP_INTERVAL      cycles
+//   0x0028 CNP_PRIO [2:0]    the priority of CNPs (a pause of it holds them back)
 //   0x0040 LINE_RATE         0x0044 MIN_RATE          0x0048 G_SHIFT [4:0]
 //   0x004C ALPHA_PERIOD      0x0050 INCREASE_PERIOD   0x0054 BYTE_COUNTER
 //   0x0058 F                 0x005C R_AI              0x0060 R_HAI
@@ -34,13 +35,17 @@
 //                              +0x20 TIMEOUT_CYCLES    +0x24 RETRY [12:8],[6:4],[2:0]
 //                              +0x28 UDP_SRC [15:0]    +0x2C ACCESS [1:0]
 //                              +0x30 WINDOW [22:0]     +0x34 MAX_READS [7:0]
+//                              +0x38 PRIO [2:0]        +0x3C DSCP [5:0] (0: the node's)
+//                              +0x40 VLAN [12:0] (bit 12 tag, 11:0 VID)
 //                              +0x7C STATE
-//   0x4000 + 4n              node counter n, n = 0..11:
+//   0x4000 + 4n              node counter n, n = 0..30:
 //                              0..5 as rc.Counter: rx_not_roce, rx_malformed,
 //                              rx_bad_icrc, rx_wrong_address, rx_bad_header,
 //                              rx_unknown_qp; then 6 cmd_bad, 7 cmd_rejected,
 //                              8 cq_overflow, 9 host_rx_overflow,
-//                              10 rx_bad_frame, 11 rx_buffer_full
+//                              10 rx_bad_frame, 11 rx_buffer_full, 12 rx_pfc,
+//                              13 rx_pause, 14 rx_mac_control,
+//                              15+p rx_pause_prio[p], 23+p paused_cycles_prio[p]
 //   0x5000 + 0x100 q + 4n    counter n of QP q, n = rc.Counter 6..38
 //                            (rx_packets .. completions_error)
 //
@@ -111,6 +116,7 @@ module nic_csr #(
     output logic      [5:0]                              dscp,
     output logic      [5:0]                              cnp_dscp,
     output logic      [31:0]                             cnp_interval,
+    output logic      [2:0]                              cnp_prio,
     output logic      [31:0]                             dcqcn_line_rate,
     output logic      [31:0]                             dcqcn_min_rate,
     output logic      [4:0]                              dcqcn_g_shift,
@@ -144,6 +150,9 @@ module nic_csr #(
     output logic      [QPS-1:0][1:0]                     qp_access,
     output logic      [QPS-1:0][22:0]                    qp_window,
     output logic      [QPS-1:0][7:0]                     qp_max_reads,
+    output logic      [QPS-1:0][2:0]                     qp_prio,
+    output logic      [QPS-1:0][5:0]                     qp_dscp,
+    output logic      [QPS-1:0][12:0]                    qp_vlan,
     // one cycle per STATE write of 1 (the cycle after it)
     output logic      [QPS-1:0]                          qp_load,
     // from the engine: 0 reset, 1 RTS, 2 error
@@ -183,6 +192,7 @@ module nic_csr #(
     logic [31:0]              ip_q;
     logic [13:0]              dscp_q;              // bits 7:6 kept 0
     logic [31:0]              cnp_q;
+    logic [2:0]               cnp_prio_q;
     logic [8:0][31:0]         dcqcn_q;             // word k at 0x0040 + 4k
     logic [31:0][31:0]        rnr_q;
 
@@ -205,6 +215,9 @@ module nic_csr #(
     logic [QPS-1:0][1:0]      qacc_q;
     logic [QPS-1:0][22:0]     win_q;
     logic [QPS-1:0][7:0]      maxrd_q;
+    logic [QPS-1:0][2:0]      prio_q;
+    logic [QPS-1:0][5:0]      qdscp_q;
+    logic [QPS-1:0][12:0]     vlan_q;
     logic [QPS-1:0]           load_q;
 
     logic [NODE_CNT-1:0][31:0]              ncnt_q;
@@ -218,7 +231,7 @@ module nic_csr #(
         logic [QP_W-1:0] q, qc;
         logic [2:0]      mw;
         logic [4:0]      qw;
-        logic [3:0]      nn;
+        logic [4:0]      nn;
         logic [5:0]      qn;
     } dec_t;
 
@@ -237,7 +250,7 @@ module nic_csr #(
         d.qc   = qc_off[6 +: QP_W];
         d.mw   = mr_off[2:0];
         d.qw   = qp_off[4:0];
-        d.nn   = nn[3:0];
+        d.nn   = nn[4:0];
         d.qn   = qc_off[5:0];
         d.rnr  = ok && addr[15:7] == 9'h001;
         d.mr   = ok && addr >= 16'h0200 && mr_off[13:3] < 11'(MRS);
@@ -263,6 +276,7 @@ module nic_csr #(
             16'h001C: r = ip_q;
             16'h0020: r = {18'd0, dscp_q};
             16'h0024: r = cnp_q;
+            16'h0028: r = {29'd0, cnp_prio_q};
             16'h0040: r = dcqcn_q[0];
             16'h0044: r = dcqcn_q[1];
             16'h0048: r = dcqcn_q[2];
@@ -305,6 +319,9 @@ module nic_csr #(
                 5'd11: r = {30'd0, qacc_q[a.q]};
                 5'd12: r = {9'd0, win_q[a.q]};
                 5'd13: r = {24'd0, maxrd_q[a.q]};
+                5'd14: r = {29'd0, prio_q[a.q]};
+                5'd15: r = {26'd0, qdscp_q[a.q]};
+                5'd16: r = {19'd0, vlan_q[a.q]};
                 QW_STATE: r = {30'd0, qp_state[a.q]};
                 default: r = 32'd0;
             endcase
@@ -332,6 +349,7 @@ module nic_csr #(
                 16'h001C: ip_q     <= csr_wdata;
                 16'h0020: dscp_q   <= {csr_wdata[13:8], 2'b00, csr_wdata[5:0]};
                 16'h0024: cnp_q    <= csr_wdata;
+                16'h0028: cnp_prio_q <= csr_wdata[2:0];
                 16'h0040: dcqcn_q[0] <= csr_wdata;
                 16'h0044: dcqcn_q[1] <= csr_wdata;
                 16'h0048: dcqcn_q[2] <= {27'd0, csr_wdata[4:0]};
@@ -374,6 +392,9 @@ module nic_csr #(
                     5'd11: qacc_q[a.q]        <= csr_wdata[1:0];
                     5'd12: win_q[a.q]         <= csr_wdata[22:0];
                     5'd13: maxrd_q[a.q]       <= csr_wdata[7:0];
+                    5'd14: prio_q[a.q]        <= csr_wdata[2:0];
+                    5'd15: qdscp_q[a.q]       <= csr_wdata[5:0];
+                    5'd16: vlan_q[a.q]        <= csr_wdata[12:0];
                     QW_STATE: load_q[a.q]     <= (csr_wdata == 32'd1);
                     default: ;
                 endcase
@@ -386,6 +407,7 @@ module nic_csr #(
             ip_q       <= '0;
             dscp_q     <= '0;
             cnp_q      <= '0;
+            cnp_prio_q <= '0;
             dcqcn_q    <= '0;
             rnr_q      <= '0;
             mr_base_q  <= '0;
@@ -406,6 +428,9 @@ module nic_csr #(
             qacc_q     <= '0;
             win_q      <= '0;
             maxrd_q    <= '0;
+            prio_q     <= '0;
+            qdscp_q    <= '0;
+            vlan_q     <= '0;
             load_q     <= '0;
         end
     end
@@ -485,6 +510,7 @@ module nic_csr #(
     assign dscp                  = dscp_q[5:0];
     assign cnp_dscp              = dscp_q[13:8];
     assign cnp_interval          = cnp_q;
+    assign cnp_prio              = cnp_prio_q;
     assign dcqcn_line_rate       = dcqcn_q[0];
     assign dcqcn_min_rate        = dcqcn_q[1];
     assign dcqcn_g_shift         = dcqcn_q[2][4:0];
@@ -512,6 +538,9 @@ module nic_csr #(
     assign qp_access             = qacc_q;
     assign qp_window             = win_q;
     assign qp_max_reads          = maxrd_q;
+    assign qp_prio               = prio_q;
+    assign qp_dscp               = qdscp_q;
+    assign qp_vlan               = vlan_q;
     assign qp_load               = load_q;
 
     always_comb begin

@@ -102,7 +102,7 @@
 // - One sent makes at most BC_EVENTS byte-counter events, which holds
 //   when sent_bytes <= BC_EVENTS * byte_counter (or byte_counter is 0):
 //   golden/rc sends at most rc.MaxFrameLen bytes per packet, so with the
-//   default BC_EVENTS = 4 the limit is byte_counter >= 1044 (the paper's
+//   default BC_EVENTS = 4 the limit is byte_counter >= 1045 (the paper's
 //   B is 10 MB). A sent that would need more is an $error.
 // - The configuration inputs must hold steady from reset_rp on while the
 //   QP is in use: golden copies dcqcn.Config at Reset, this module reads

@@ -140,6 +140,10 @@ module nic_engine #(
     input  wire logic [5:0]                               dscp,
     input  wire logic [5:0]                               cnp_dscp,
     input  wire logic [31:0]                              cnp_interval,
+    // PFC (README "PFC"): the priority of CNPs; priority p is paused at
+    // this cycle's transmit decision while paused[p] (nic_pause)
+    input  wire logic [2:0]                               cnp_prio,
+    input  wire logic [7:0]                               paused,
     input  wire logic [31:0][31:0]                        rnr_cycles,
     input  wire logic [MRS-1:0][63:0]                     mr_base,
     input  wire logic [MRS-1:0][63:0]                     mr_len,
@@ -162,6 +166,9 @@ module nic_engine #(
     input  wire logic [QPS-1:0][1:0]                      cfg_access,
     input  wire logic [QPS-1:0][22:0]                     cfg_window,
     input  wire logic [QPS-1:0][7:0]                      cfg_max_reads,
+    input  wire logic [QPS-1:0][2:0]                      cfg_prio,
+    input  wire logic [QPS-1:0][5:0]                      cfg_dscp,
+    input  wire logic [QPS-1:0][12:0]                     cfg_vlan,
     input  wire logic [QPS-1:0]                           qp_load,
     output logic      [QPS-1:0][1:0]                      qp_state,
     // the QP table nic_rx_parse looks up (QPs loaded)
@@ -337,6 +344,8 @@ logic [31:0] rip_q   [QPS];
 logic [47:0] smac_q  [QPS];
 logic [31:0] sip_q   [QPS];
 logic [7:0]  tos_q   [QPS];
+logic [2:0]  prio_q  [QPS];   // the QP's priority (golden QPConfig.Priority)
+logic [12:0] vlan_q  [QPS];   // bit 12: its frames are tagged with VID 11:0 (QPConfig.VLAN, VID)
 logic [3:0]  pmtu_q  [QPS];   // log2
 logic [31:0] ackcyc_q[QPS];
 logic [2:0]  retry_q [QPS];
@@ -489,8 +498,8 @@ function automatic logic [31:0] npkts(input logic [31:0] length, input int q);
 endfunction
 
 // frame bytes of a packet (ICRC included): golden build's n
-function automatic int frame_bytes(input logic [7:0] op, input int pay);
-    return 54 + int'(tx_ext_len(op)) + pay + ((4 - (pay & 3)) & 3) + 4;
+function automatic int frame_bytes(input logic [7:0] op, input int pay, input logic tag);
+    return (tag ? 58 : 54) + int'(tx_ext_len(op)) + pay + ((4 - (pay & 3)) & 3) + 4;
 endfunction
 
 function automatic int beats_of(input int bytes);
@@ -500,9 +509,9 @@ endfunction
 // the frame's length as it leaves: padded to the Ethernet minimum, as
 // nic_tx_build and golden/rc's build pad it (rc.MinFrameLen); golden's
 // sentPaced counts these bytes
-function automatic int wire_bytes(input logic [7:0] op, input int pay);
+function automatic int wire_bytes(input logic [7:0] op, input int pay, input logic tag);
     int n;
-    n = frame_bytes(op, pay);
+    n = frame_bytes(op, pay, tag);
     return (n < 60) ? 60 : n;
 endfunction
 
@@ -1327,6 +1336,10 @@ function automatic nic_pkg::desc_t mkdesc(input int q, input pkt_t p, input logi
     d.udp_sport = udp_q[q]; d.tos = tos; d.opcode = p.op; d.dest_qp = rqpn_q[q]; d.psn = p.psn;
     d.ack_req = p.ack_req; d.becn = becn; d.reth_va = p.va; d.reth_rkey = p.rkey; d.reth_dma_len = p.dma_len;
     d.aeth_syndrome = p.syn; d.aeth_msn = p.msn; d.imm = p.imm; d.pay_addr = p.addr; d.pay_len = p.payload;
+    // 802.1Q tag (IEEE 802.1Q 9.6): PCP the QP's priority, or CNP_PRIO for
+    // its CNPs (becn marks them); DEI 0; the QP's VID
+    d.vlan = vlan_q[q][12];
+    d.tci  = {becn ? cnp_prio : prio_q[q], 1'b0, vlan_q[q][11:0]};
     return d;
 endfunction
 
@@ -1468,7 +1481,10 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
     logic g;
     got = 1'b0;
     d = '0;
-    if (cnp_n_d > 0) begin
+    // a paused priority's CNPs and QPs are skipped (IEEE 802.1Qbb clause 36:
+    // the pause acts at transmit decisions): they keep their place and pend,
+    // and the round robin moves on only past the QP that sends
+    if (cnp_n_d > 0 && !paused[cnp_prio]) begin
         q = cnpq_d[0];
         for (int i = 0; i < QPS - 1; i++) if (i < cnp_n_d - 1) cnpq_d[i] = cnpq_d[i + 1];
         cnp_n_d = cnp_n_d - 1;
@@ -1483,6 +1499,7 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
     for (int i = 0; i < QPS; i++) begin
         k = (rr_d + i) % QPS;
         if (!pend_d[k]) continue;
+        if (paused[prio_q[k]]) continue;
         qp_poll(k, now, g, p);
         if (g) begin
             d = mkdesc(k, p, tos_q[k], 1'b0);
@@ -1649,12 +1666,12 @@ always_comb begin : next_state
                 if (got) begin
                     d_desc_valid = 1'b1;
                     d_desc = d;
-                    tx_sent(now, frame_bytes(d.opcode, int'(d.pay_len)), int'(d.pay_len));
+                    tx_sent(now, frame_bytes(d.opcode, int'(d.pay_len), d.vlan), int'(d.pay_len));
                     // qp.poll's sentPaced: every packet of a QP but ACK/NAK
                     // (a CNP is the node's), with the frame's length as sent
                     if (dcqcn_on && d.opcode != OP_CNP && d.opcode != OP_ACK) begin
                         d_sent[(rr_d + QPS - 1) % QPS] = 1'b1;
-                        d_sent_bytes = 16'(wire_bytes(d.opcode, int'(d.pay_len)));
+                        d_sent_bytes = 16'(wire_bytes(d.opcode, int'(d.pay_len), d.vlan));
                     end
                 end
             end
@@ -1724,7 +1741,9 @@ always_ff @(posedge clk) begin
             if (qp_load[q] && !v_q[q]) begin
                 qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] <= cfg_remote_qpn[q]; rmac_q[q] <= cfg_remote_mac[q];
                 rip_q[q] <= cfg_remote_ip[q]; smac_q[q] <= node_mac; sip_q[q] <= node_ip;
-                tos_q[q] <= {dscp, 2'b10}; pmtu_q[q] <= cfg_pmtu_log2[q]; ackcyc_q[q] <= cfg_timeout_cycles[q];
+                // the QP's own DSCP, else the node's (golden newQP)
+                tos_q[q] <= {cfg_dscp[q] != 6'd0 ? cfg_dscp[q] : dscp, 2'b10}; prio_q[q] <= cfg_prio[q]; vlan_q[q] <= cfg_vlan[q];
+                pmtu_q[q] <= cfg_pmtu_log2[q]; ackcyc_q[q] <= cfg_timeout_cycles[q];
                 retry_q[q] <= cfg_retry_cnt[q]; rnrr_q[q] <= cfg_rnr_retry[q]; minrnr_q[q] <= cfg_min_rnr_timer[q];
                 udp_q[q] <= cfg_udp_src[q]; acc_q[q] <= cfg_access[q]; win_q[q] <= cfg_window[q];
                 ackev_q[q] <= ack_every(cfg_window[q]); nres_q[q] <= reads_in_use(cfg_max_reads[q]);

@@ -134,9 +134,12 @@ package nic_pkg;
     localparam logic [3:0] CLS_UNKNOWN_QP    = 4'd7;
     localparam logic [3:0] CLS_BUFFER_FULL   = 4'd8;
     localparam logic [3:0] CLS_BAD_FRAME     = 4'd9;
+    localparam logic [3:0] CLS_PFC           = 4'd10;  // MAC Control, consumed (README "PFC")
+    localparam logic [3:0] CLS_PAUSE         = 4'd11;
+    localparam logic [3:0] CLS_MAC_CONTROL   = 4'd12;
 
     // ---- counters: rc.Counter numbers, then the NIC's own node drops ----
-    localparam int NODE_CNT = 12;  // node counters 0..11
+    localparam int NODE_CNT = 31;  // node counters 0..30
     localparam int QP_CNT   = 39;  // QP counter numbers 0..38; 0..5 are node-only
     localparam int QP_FIRST = 6;   // the first per-QP counter
     // node counters
@@ -152,6 +155,11 @@ package nic_pkg;
     localparam int N_HOST_RX_OVERFLOW = 9;
     localparam int N_RX_BAD_FRAME     = 10;
     localparam int N_RX_BUFFER_FULL   = 11;
+    localparam int N_RX_PFC           = 12;  // MAC Control (README "PFC")
+    localparam int N_RX_PAUSE         = 13;
+    localparam int N_RX_MAC_CONTROL   = 14;
+    localparam int N_PAUSE_NAMED      = 15;  // + priority
+    localparam int N_PAUSED_CYCLES    = 23;  // + priority
     // QP counters
     localparam int C_RX_PACKETS          = 6;
     localparam int C_RX_QP_ERROR         = 7;
@@ -238,6 +246,8 @@ package nic_pkg;
         logic [31:0] imm;           // ImmDt
         logic [63:0] pay_addr;      // host address of the payload, any alignment
         logic [12:0] pay_len;       // payload bytes, 0..4096 (0: no DMA read)
+        logic        vlan;          // an 802.1Q tag after the MACs (IEEE 802.1Q 9.6)
+        logic [15:0] tci;           // its TCI: PCP 3, DEI 1 (0), VID 12
     } desc_t;
 
 endpackage

@@ -23,7 +23,14 @@
 //   9 BAD_FRAME      tuser[0] on any beat (a MAC error): checked first. Not in
 //                    golden: nothing marks a NIC's input bad in the harness
 //                    (the switch's m_axis_tuser is always 0).
-//   3 MALFORMED      n < 14; 0x8100 and n < 18; then, for EtherType 0x0800
+//   3 MALFORMED      n < 14; 0x8100 and n < 18
+//                    EtherType 0x8808 at offset 12 (MAC Control, IEEE 802.3
+//                    clause 31; never tagged), consumed, golden/pfc's rules:
+//   3 MALFORMED        n < 16, or opcode 0x0101 and n < 34, or 0x0001 and n < 18
+//  12 MAC_CONTROL      destination not 01:80:C2:00:00:01, or another opcode
+//  10 PFC              opcode 0x0101 (802.1Qbb clause 36, 802.3 Annex 31D)
+//  11 PAUSE            opcode 0x0001 (802.3 Annex 31B)
+//                    then, for EtherType 0x0800
 //                    (0x86DD), n < off+20 (off+40)
 //   2 NOT_ROCE       EtherType neither 0x0800 nor 0x86DD (0x88A8, a second
 //                    0x8100 ...); IPv4 version != 4, IHL < 5 or protocol != 17;
@@ -80,8 +87,12 @@
 //                   RX_BUF_BYTES: it may wrap), until released
 //   rec_host        the frame goes to m_axis (host rule below);
 //                   rec_host_drop: it did not fit in the host FIFO
+// Pause request (valid in D with rec_valid): pause_load for PFC and PAUSE;
+//   pause_mask the priorities it names (PFC: the low byte of the enable
+//   vector, the reserved high byte ignored, 802.1Qbb 36.1.3.3; PAUSE: all
+//   eight), pause_quanta[p] their times (PAUSE: its one time for all).
 // Counters: stat_* are increment strobes, high in cycle D for one frame:
-// one of the ten classes (stat_rc .. stat_bad_frame), plus stat_host_frames
+// one of the thirteen classes (stat_rc .. stat_mac_control), plus stat_host_frames
 // or stat_host_overflow for host frames. Golden's counters: rx_not_roce,
 // rx_malformed, rx_bad_icrc, rx_wrong_address, rx_bad_header, rx_unknown_qp
 // one for one; rx_cnp = stat_cnp (per slot); rx_packets + rx_qp_error =
@@ -217,6 +228,13 @@ module nic_rx_parse #(
     output logic                         stat_unknown_qp,
     output logic                         stat_buffer_full,
     output logic                         stat_bad_frame,
+    output logic                         stat_pfc,
+    output logic                         stat_pause,
+    output logic                         stat_mac_control,
+    // the pause request of a PFC or PAUSE frame (nic_pause), in D
+    output logic                         pause_load,
+    output logic [7:0]                   pause_mask,
+    output logic [7:0][15:0]             pause_quanta,
     output logic                         stat_host_frames,
     output logic                         stat_host_overflow,
 
@@ -430,6 +448,8 @@ typedef struct packed {
     logic [23:0] msn;
     logic [15:0] pay_len;
     logic [7:0]  pay_off;
+    logic [7:0]  pause_mask;     // PFC and PAUSE
+    logic [7:0][15:0] pause_q;
 } dec_t;
 
 // the frame checks and fields of the frame in hdr_q, flen_q, fbad_q; the
@@ -449,8 +469,12 @@ function automatic dec_t decode();
     logic         f_csum_ok;
     logic [7:0]   f_flags;
     logic         f_icrc_at;
+    logic [15:0]  f_mop;
+    logic         f_mc_dst;
 
     f_n     = {1'b0, flen_q};
+    f_mop   = hb16(8'd14);   // MAC Control opcode
+    f_mc_dst = {hb16(8'd0), hb32(8'd2)} == 48'h0180_C200_0001;
     f_et0   = hb16(8'd12);
     f_vlan  = f_et0 == 16'h8100;
     f_off   = f_vlan ? 8'd18 : 8'd14;
@@ -485,6 +509,18 @@ function automatic dec_t decode();
         f_class = CLS_BAD_FRAME;
     end else if (f_n < 18'd14 || (f_vlan && f_n < 18'd18)) begin
         f_class = CLS_MALFORMED;
+    end else if (f_et0 == 16'h8808) begin
+        // MAC Control: too short for the opcode's parameters (golden/pfc
+        // Decode), then PFC and PAUSE to the reserved address act
+        if (f_n < 18'd16 || (f_mop == 16'h0101 && f_n < 18'd34) || (f_mop == 16'h0001 && f_n < 18'd18)) begin
+            f_class = CLS_MALFORMED;
+        end else if (f_mc_dst && f_mop == 16'h0101) begin
+            f_class = CLS_PFC;
+        end else if (f_mc_dst && f_mop == 16'h0001) begin
+            f_class = CLS_PAUSE;
+        end else begin
+            f_class = CLS_MAC_CONTROL;
+        end
     end else if (!f_is4 && !f_is6) begin
         f_class = CLS_NOT_ROCE;
     end else if (f_n < 18'(f_off) + (f_is6 ? 18'd40 : 18'd20)) begin
@@ -530,6 +566,13 @@ function automatic dec_t decode();
     r.psn     = hb24(f_bth + 8'd9);
     r.ack     = hb(f_bth + 8'd8) >= 8'h80;
     r.ce      = (hb(f_off + 8'd1) & 8'h03) == 8'h03;
+
+    // PAUSE (802.3 31B.2): one time for the whole link; PFC (802.3 31D.2):
+    // enable vector, then priority 0's time first
+    r.pause_mask = f_mop == 16'h0001 ? 8'hFF : hb(8'd17);
+    for (int k = 0; k < 8; k++) begin
+        r.pause_q[k] = f_mop == 16'h0001 ? hb16(8'd16) : hb16(8'(18 + 2 * k));
+    end
 
     r.va       = '0;
     r.rkey     = '0;
@@ -695,6 +738,12 @@ always_comb begin
     stat_unknown_qp    = dec_v_q && cls == CLS_UNKNOWN_QP;
     stat_buffer_full   = dec_v_q && cls == CLS_BUFFER_FULL;
     stat_bad_frame     = dec_v_q && cls == CLS_BAD_FRAME;
+    stat_pfc           = dec_v_q && cls == CLS_PFC;
+    stat_pause         = dec_v_q && cls == CLS_PAUSE;
+    stat_mac_control   = dec_v_q && cls == CLS_MAC_CONTROL;
+    pause_load         = stat_pfc || stat_pause;
+    pause_mask         = pause_load ? dec_q.pause_mask : '0;
+    pause_quanta       = dec_q.pause_q;
     stat_host_frames   = host && host_fit;
     stat_host_overflow = host && !host_fit;
 end

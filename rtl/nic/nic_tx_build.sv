@@ -29,6 +29,9 @@
 //   the IP end (the IPv4 and UDP lengths count up to here); the frame is
 //   max(N, 60) bytes. Only N = 58 (no extension header, no payload) is short,
 //   and its padding fills lanes of the last beat without adding a beat.
+// With desc.vlan, an 802.1Q tag (81 00, then desc.tci) follows the source
+// MAC and every byte from the EtherType on is 4 bytes later: H and N grow
+// by 4, the IPv4 and UDP lengths and checksum do not (IEEE 802.1Q 9.6).
 // Extension headers follow the opcode as roce.OpCode.Headers has them, for any
 // opcode byte; the headers build does not write (DETH, AtomicETH,
 // AtomicAckETH, IETH) are left out, as build leaves them out. The payload
@@ -36,7 +39,7 @@
 //
 // Descriptor: s_desc (nic_pkg::desc_t) with s_desc_valid /
 // s_desc_ready; a descriptor is *decided* in the cycle t it is taken (valid &&
-// ready). Fields, MSB first (511 bits); numbers go on the wire big-endian:
+// ready). Fields, MSB first (528 bits); numbers go on the wire big-endian:
 //
 //   dst_mac 48, src_mac 48, src_ip 32, dst_ip 32   Ethernet and IPv4 addresses
 //   udp_sport 16, tos 8                            UDP source port, IPv4 TOS
@@ -45,6 +48,7 @@
 //   aeth_syndrome 8, aeth_msn 24                   AETH (idem)
 //   imm 32                                         ImmDt (idem)
 //   pay_addr 64, pay_len 13                        payload in host memory, 0..4096 bytes
+//   vlan 1, tci 16                                 802.1Q tag and its TCI (PCP, DEI, VID)
 //
 // Timing (the golden side relies on these; rtl/nic/README.md "Transmit"):
 //   - TX_LATENCY = DMA_LATENCY + 4: the frame of a descriptor decided at t has
@@ -149,8 +153,8 @@ localparam int TX_LATENCY    = DMA_LATENCY + 4;
 localparam int MAX_PAYLOAD   = 4096;
 // shortest frame on the wire (Ethernet minimum without FCS): shorter ones are padded
 localparam int MIN_FRAME     = 60;
-// longest header (RETH + ImmDt), and the header beats that hold it
-localparam int HDR_MAX       = 74;
+// longest header (802.1Q tag + RETH + ImmDt), and the header beats that hold it
+localparam int HDR_MAX       = 78;
 localparam int HDR_BEATS     = (HDR_MAX + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam int HDR_BITS      = HDR_BEATS * DATA_WIDTH;
 // frame byte offsets and beat counts (frames are at most 4174 bytes)
@@ -237,6 +241,7 @@ ent_t          ent_in;
 
 always_comb begin
     ext     = nic_pkg::op_hdrs(s_desc.opcode);
+    // untagged first; a tag (below) adds 4 bytes before the EtherType
     hdr_len = FW'(54) + FW'(nic_pkg::tx_ext_len(s_desc.opcode));
     pad       = 2'(-s_desc.pay_len[1:0]);
     frame_len = hdr_len + s_desc.pay_len + FW'(pad) + FW'(4);
@@ -309,6 +314,15 @@ always_comb begin
     end
     if (ext.imm) begin
         for (int i = 0; i < 4; i++) hdr[8*(imm_at+FW'(i)) +: 8] = s_desc.imm[8*(3-i) +: 8];
+    end
+
+    // 802.1Q tag (IEEE 802.1Q 9.6): TPID 0x8100 and the TCI after the MACs,
+    // everything from the EtherType on 4 bytes later (the ICRC units find
+    // the IP header after one tag)
+    if (s_desc.vlan) begin
+        hdr = {hdr[HDR_BITS-33:96], s_desc.tci[7:0], s_desc.tci[15:8], 8'h00, 8'h81, hdr[95:0]};
+        hdr_len   = hdr_len + FW'(4);
+        frame_len = frame_len + FW'(4);
     end
 
     ent_in.hdr       = hdr;

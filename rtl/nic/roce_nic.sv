@@ -28,6 +28,14 @@
 //                     from D + 3 (nic_rx_dma), README "Memory"
 //   Completions: made at t, on out1 from t + 2 (engine FIFO, then nic_cq),
 //                     one per cycle, in the golden model's order
+//   PFC / PAUSE (README "PFC"): a frame decided at D sets, for each priority
+//                     p it names, N = ceil(time[p] * 512 / DATA_WIDTH); p is
+//                     paused at the transmit decisions of D+1 .. D+N (a frame
+//                     already started finishes). A QP of priority p (its
+//                     responder and requester alike) and, for CNP_PRIO, the
+//                     CNPs are skipped while paused; in2 frames never pause.
+//                     paused_cycles counts a cycle late; a running pause
+//                     keeps idle low.
 //   CSR: nic_csr's rules; counters of the engine count one cycle late (the
 //                     events of t are added at the end of t + 1); the
 //                     receive-front-end counters at the end of D.
@@ -163,6 +171,7 @@ logic [47:0]              node_mac;
 logic [31:0]              node_ip;
 logic [5:0]               dscp, cnp_dscp;
 logic [31:0]              cnp_interval;
+logic [2:0]               cnp_prio;
 logic [31:0]              dq_line_rate, dq_min_rate, dq_alpha_period, dq_increase_period, dq_byte_counter;
 logic [31:0]              dq_f, dq_r_ai, dq_r_hai;
 logic [4:0]               dq_g_shift;
@@ -181,6 +190,9 @@ logic [QPS-1:0][15:0]     c_udp;
 logic [QPS-1:0][1:0]      c_acc;
 logic [QPS-1:0][22:0]     c_win;
 logic [QPS-1:0][7:0]      c_maxrd;
+logic [QPS-1:0][2:0]      c_prio;
+logic [QPS-1:0][5:0]      c_dscp;
+logic [QPS-1:0][12:0]     c_vlan;
 logic [QPS-1:0]           qp_load;
 logic [QPS-1:0][1:0]      qp_state;
 logic [NODE_CNT-1:0][INC_WIDTH-1:0]        node_inc, eng_node_inc;
@@ -193,7 +205,7 @@ nic_csr #(
     .csr_addr(csr_addr), .csr_wdata(csr_wdata), .csr_we(csr_we), .csr_re(csr_re),
     .csr_rdata(csr_rdata), .csr_rvalid(csr_rvalid),
     .ctrl_enable(ctrl_enable), .ctrl_dcqcn(ctrl_dcqcn), .node_mac(node_mac), .node_ip(node_ip),
-    .dscp(dscp), .cnp_dscp(cnp_dscp), .cnp_interval(cnp_interval),
+    .dscp(dscp), .cnp_dscp(cnp_dscp), .cnp_interval(cnp_interval), .cnp_prio(cnp_prio),
     .dcqcn_line_rate(dq_line_rate), .dcqcn_min_rate(dq_min_rate), .dcqcn_g_shift(dq_g_shift),
     .dcqcn_alpha_period(dq_alpha_period), .dcqcn_increase_period(dq_increase_period),
     .dcqcn_byte_counter(dq_byte_counter), .dcqcn_f(dq_f), .dcqcn_r_ai(dq_r_ai), .dcqcn_r_hai(dq_r_hai),
@@ -202,7 +214,7 @@ nic_csr #(
     .qp_qpn(c_qpn), .qp_remote_qpn(c_rqpn), .qp_remote_mac(c_rmac), .qp_remote_ip(c_rip),
     .qp_send_psn(c_spsn), .qp_recv_psn(c_rpsn), .qp_pmtu_log2(c_pmtu), .qp_timeout_cycles(c_tmo),
     .qp_retry_cnt(c_retry), .qp_rnr_retry(c_rnr), .qp_min_rnr_timer(c_minrnr), .qp_udp_src(c_udp),
-    .qp_access(c_acc), .qp_window(c_win), .qp_max_reads(c_maxrd),
+    .qp_access(c_acc), .qp_window(c_win), .qp_max_reads(c_maxrd), .qp_prio(c_prio), .qp_dscp(c_dscp), .qp_vlan(c_vlan),
     .qp_load(qp_load), .qp_state(qp_state),
     .node_cnt_inc(node_inc), .qp_cnt_inc(qp_inc)
 );
@@ -230,6 +242,10 @@ logic [15:0]           buf_frames;
 logic [BUF_AW:0]       buf_used;
 logic st_rc, st_cnp, st_not_roce, st_malformed, st_bad_icrc, st_wrong_address, st_bad_header, st_unknown_qp;
 logic st_buffer_full, st_bad_frame, st_host_frames, st_host_overflow, rx_idle;
+logic st_pfc, st_pause, st_mac_control;
+logic                  pause_load;
+logic [7:0]            pause_mask;
+logic [7:0][15:0]      pause_quanta;
 logic [QPS-1:0]        qp_valid;
 logic [QPS*24-1:0]     qp_qpn_flat;
 
@@ -255,6 +271,8 @@ nic_rx_parse #(
     .stat_bad_icrc(st_bad_icrc), .stat_wrong_address(st_wrong_address), .stat_bad_header(st_bad_header),
     .stat_unknown_qp(st_unknown_qp), .stat_buffer_full(st_buffer_full), .stat_bad_frame(st_bad_frame),
     .stat_host_frames(st_host_frames), .stat_host_overflow(st_host_overflow),
+    .stat_pfc(st_pfc), .stat_pause(st_pause), .stat_mac_control(st_mac_control),
+    .pause_load(pause_load), .pause_mask(pause_mask), .pause_quanta(pause_quanta),
     .idle(rx_idle)
 );
 
@@ -318,6 +336,16 @@ always_ff @(posedge clk) begin
     end
 end
 
+// ---- PFC and PAUSE: the pause timers ----
+logic [7:0] paused, paused_inc;
+logic       pause_idle;
+
+nic_pause #(.DATA_WIDTH(DATA_WIDTH)) u_pause (
+    .clk(clk), .rst(rst),
+    .load(pause_load), .mask(pause_mask), .quanta(pause_quanta),
+    .paused(paused), .cycles_inc(paused_inc), .idle(pause_idle)
+);
+
 // ---- the engine ----
 logic                host_go;
 nic_pkg::desc_t      tx_desc;
@@ -345,12 +373,12 @@ nic_engine #(
     .dq_alpha_period(dq_alpha_period), .dq_increase_period(dq_increase_period),
     .dq_byte_counter(dq_byte_counter), .dq_f(dq_f), .dq_r_ai(dq_r_ai), .dq_r_hai(dq_r_hai),
     .node_mac(node_mac), .node_ip(node_ip), .dscp(dscp), .cnp_dscp(cnp_dscp),
-    .cnp_interval(cnp_interval), .rnr_cycles(rnr_cycles),
+    .cnp_interval(cnp_interval), .cnp_prio(cnp_prio), .paused(paused), .rnr_cycles(rnr_cycles),
     .mr_base(mr_base), .mr_len(mr_len), .mr_rkey(mr_rkey), .mr_access(mr_access), .mr_valid(mr_valid),
     .cfg_qpn(c_qpn), .cfg_remote_qpn(c_rqpn), .cfg_remote_mac(c_rmac), .cfg_remote_ip(c_rip),
     .cfg_send_psn(c_spsn), .cfg_recv_psn(c_rpsn), .cfg_pmtu_log2(c_pmtu), .cfg_timeout_cycles(c_tmo),
     .cfg_retry_cnt(c_retry), .cfg_rnr_retry(c_rnr), .cfg_min_rnr_timer(c_minrnr), .cfg_udp_src(c_udp),
-    .cfg_access(c_acc), .cfg_window(c_win), .cfg_max_reads(c_maxrd),
+    .cfg_access(c_acc), .cfg_window(c_win), .cfg_max_reads(c_maxrd), .cfg_prio(c_prio), .cfg_dscp(c_dscp), .cfg_vlan(c_vlan),
     .qp_load(qp_load), .qp_state(qp_state), .qp_valid(qp_valid), .qp_qpn_flat(qp_qpn_flat),
     .rec_valid(rec_valid), .rec_class(rec_class), .rec_slot(rec_slot), .rec_opcode(rec_opcode),
     .rec_psn(rec_psn), .rec_ack_req(rec_ack_req), .rec_ecn_ce(rec_ecn_ce), .rec_va(rec_va),
@@ -474,10 +502,17 @@ always_comb begin
     node_inc[N_HOST_RX_OVERFLOW] = INC_WIDTH'(st_host_overflow);
     node_inc[N_RX_BAD_FRAME]     = INC_WIDTH'(st_bad_frame);
     node_inc[N_RX_BUFFER_FULL]   = INC_WIDTH'(st_buffer_full);
+    node_inc[N_RX_PFC]           = INC_WIDTH'(st_pfc);
+    node_inc[N_RX_PAUSE]         = INC_WIDTH'(st_pause);
+    node_inc[N_RX_MAC_CONTROL]   = INC_WIDTH'(st_mac_control);
+    for (int p = 0; p < 8; p++) begin
+        node_inc[N_PAUSE_NAMED + p]   = INC_WIDTH'(pause_mask[p]);   // zero unless pause_load
+        node_inc[N_PAUSED_CYCLES + p] = INC_WIDTH'(paused_inc[p]);
+    end
 end
 
 always_comb begin
-    idle = rx_idle && eng_idle && tb_idle && rxd_idle && hf_empty && !m_cq_tvalid && hs_wp_q == hs_rp_q &&
+    idle = rx_idle && eng_idle && pause_idle && tb_idle && rxd_idle && hf_empty && !m_cq_tvalid && hs_wp_q == hs_rp_q &&
            !hs_act_q;
 end
 

@@ -19,7 +19,7 @@
 // endian:
 //   0     kind: 1 node counter increment, 2 QP counter increment,
 //         3 QP state, 4 snapshot request
-//   1     counter n (kind 1: 0..11; kind 2: rc.Counter 0..38)
+//   1     counter n (kind 1: 0..30; kind 2: rc.Counter 0..38)
 //   2     QP q (kinds 2 and 3)
 //   3     0
 //   4..7  kind 1, 2: amount (bits INC_WIDTH-1:0 are used); kind 3: state
@@ -118,6 +118,10 @@ module nic_csr_top #(
     logic [QPS-1:0][1:0]                      qp_access;
     logic [QPS-1:0][22:0]                     qp_window;
     logic [QPS-1:0][7:0]                      qp_max_reads;
+    logic [2:0]                               cnp_prio;
+    logic [QPS-1:0][2:0]                      qp_prio;
+    logic [QPS-1:0][5:0]                      qp_dscp;
+    logic [QPS-1:0][12:0]                     qp_vlan;
     logic [QPS-1:0]                           qp_load;
     logic [QPS-1:0][1:0]                      state_q;
     logic [NODE_CNT-1:0][INC_WIDTH-1:0]       ninc_q;
@@ -145,6 +149,10 @@ module nic_csr_top #(
         .dscp                 (dscp),
         .cnp_dscp             (cnp_dscp),
         .cnp_interval         (cnp_interval),
+        .cnp_prio             (cnp_prio),
+        .qp_prio              (qp_prio),
+        .qp_dscp              (qp_dscp),
+        .qp_vlan              (qp_vlan),
         .dcqcn_line_rate      (line_rate),
         .dcqcn_min_rate       (min_rate),
         .dcqcn_g_shift        (g_shift),
@@ -213,7 +221,7 @@ module nic_csr_top #(
         if (beat) begin
             unique case (r_kind)
                 8'd1: if (r_n < 8'(NODE_CNT)) begin
-                    nacc_d[r_n[3:0]] = nacc_q[r_n[3:0]] + r_val[INC_WIDTH-1:0];
+                    nacc_d[r_n[4:0]] = nacc_q[r_n[4:0]] + r_val[INC_WIDTH-1:0];
                 end
                 8'd2: if (r_q < 8'(QPS) && r_n < 8'(QP_CNT)) begin
                     qacc_d[r_q[3:0]][r_n[5:0]] = qacc_q[r_q[3:0]][r_n[5:0]] + r_val[INC_WIDTH-1:0];
@@ -387,7 +395,7 @@ module nic_csr_top #(
 
     // tuser is not looked at: nothing sends bad frames to this top
     logic unused;
-    assign unused = ^{s_axis_tuser, r_val};
+    assign unused = ^{s_axis_tuser, r_val, cnp_prio, qp_prio, qp_dscp, qp_vlan};  // read back over the bus only
 
 endmodule
 

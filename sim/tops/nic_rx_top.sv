@@ -183,6 +183,11 @@ logic [BUF_AW:0]       buf_used;
 logic                  p_idle;
 logic                  gate;
 logic                  in_mid_q;
+// MAC Control: the class is in the record; roce_nic's nic_pause acts on the rest
+logic [2:0]            mc_stat;
+logic                  pause_load;
+logic [7:0]            pause_mask;
+logic [7:0][15:0]      pause_quanta;
 
 nic_rx_parse #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -256,6 +261,12 @@ nic_rx_parse #(
     .stat_bad_frame(cnt_inc[9]),
     .stat_host_frames(cnt_inc[10]),
     .stat_host_overflow(cnt_inc[11]),
+    .stat_pfc(mc_stat[0]),
+    .stat_pause(mc_stat[1]),
+    .stat_mac_control(mc_stat[2]),
+    .pause_load(pause_load),
+    .pause_mask(pause_mask),
+    .pause_quanta(pause_quanta),
     .idle(p_idle)
 );
 
@@ -568,7 +579,7 @@ assign idle = p_idle && rf_n == '0 && !em_busy_q && rel_pend_q == 8'd0;
 
 // the emitter takes address and length from the FIFO when it loads a record
 logic unused;
-assign unused = ^{em_q.addr, em_q.len};
+assign unused = ^{em_q.addr, em_q.len, mc_stat, pause_load, pause_mask, pause_quanta};
 
 endmodule
 

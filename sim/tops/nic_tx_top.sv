@@ -152,6 +152,8 @@ module nic_tx_top #(
         end
         it.desc.udp_sport     = r[8*68 +: 16];
         it.desc.pay_len       = r[8*70 +: 13];
+        it.desc.vlan          = 1'b0;   // untagged: the record has no tag
+        it.desc.tci           = '0;
         it.desc.opcode        = r[8*72 +: 8];
         it.desc.tos           = r[8*73 +: 8];
         it.desc.aeth_syndrome = r[8*74 +: 8];

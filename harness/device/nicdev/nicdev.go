@@ -131,7 +131,9 @@ func (g *Golden) Configure(s *Setup) error {
 	for _, b := range s.Init {
 		g.mem.Write(b.Addr, b.Data)
 	}
-	node, err := rc.NewNode(s.Node, g.mem)
+	nc := s.Node
+	nc.DataWidth = g.env.DataWidth // pause quanta are the model's cycles
+	node, err := rc.NewNode(nc, g.mem)
 	if err != nil {
 		return err
 	}
@@ -247,6 +249,8 @@ func (g *Golden) Counters() map[string]uint64 {
 			v = uint64(g.timed.Rejected())
 		case n == nic.CntRxBadFrame:
 			v = g.bad
+		default:
+			v, _ = nic.PauseCounter(n, node.PauseCounters())
 		}
 		c[n.String()] = v
 	}

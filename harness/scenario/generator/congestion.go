@@ -50,7 +50,7 @@ func newCongestionShape(seed uint64, width int) congestionShape {
 		cnpInterval: pick(1000, 2000, 4000),
 		alphaPeriod: pick(1000, 2000, 5000),
 		incPer:      pick(1500, 3000, 6000),
-		// golden/nic refuses a byte counter below 1044 (four events a
+		// golden/nic refuses a byte counter below 1045 (four events a
 		// packet at most in the RTL).
 		byteCounter: pick(16384, 32768, 65536),
 		gShift:      pick(4, 5, 6, 8),

@@ -249,6 +249,8 @@ func newRDMA(i int, w scenario.RDMA, sc *scenario.Scenario, seed uint64, clockHz
 					Timeout: uint8(*w.Timeout), RetryCnt: uint8(*w.Retry), RNRRetry: uint8(*w.RNRRetry),
 					MinRNRTimer: uint8(w.MinRNRTimer), UDPSrcPort: udp, Access: rc.AccessRemoteRead | rc.AccessRemoteWrite,
 					MaxReads: nicdev.Params["MAX_READS"], SQDepth: nicdev.Params["SQ_DEPTH"], RQDepth: nicdev.Params["RQ_DEPTH"],
+					Priority: uint8(pick(w.Priorities, q)), DSCP: uint8(pick(w.DSCPs, q)),
+					VLAN: w.VLAN != nil, VID: uint16(derefOr(w.VLAN, 0)),
 				})
 				rq := &rdmaQP{q: len(s.qps), qpn: qpn[e], side: s, byID: map[uint64]*rdmaMsg{}, recvSlot: map[uint64]int{}}
 				for slot := range w.Outstanding {
@@ -566,3 +568,19 @@ func firstDifference(a, b []byte) (int, bool) {
 
 // memSize is the length of the side's registered region.
 func (s *rdmaSide) memSize() uint64 { return s.size }
+
+// pick is the value of QP q in a per-QP list (its entries in turn), 0 when
+// the list is empty.
+func pick(list []int, q int) int {
+	if len(list) == 0 {
+		return 0
+	}
+	return list[q%len(list)]
+}
+
+func derefOr(p *int, v int) int {
+	if p == nil {
+		return v
+	}
+	return *p
+}

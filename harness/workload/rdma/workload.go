@@ -27,6 +27,9 @@ const rocePacketOverhead = 14 + 20 + 8 + 12 + 16 + 4 + 4
 // permutation may join any two of its NICs, so all are checked.
 func pathMTUFits(ws *engine.WorkloadSetup, i int, w scenario.RDMA) error {
 	frame := w.PMTU + rocePacketOverhead
+	if w.VLAN != nil {
+		frame += 4 // the 802.1Q tag
+	}
 	var ends [][2]int
 	if w.Pattern == scenario.PatternPermutation {
 		for a := range w.NICs {
@@ -112,7 +115,7 @@ func (hs *hosts) host(name string, i, k int, w scenario.RDMA, sc *scenario.Scena
 		return h
 	}
 	mac, ip := nicAddr(i, k)
-	h := &nicHost{node: rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48}, next: rdmaBase}
+	h := &nicHost{node: rc.NodeConfig{MAC: mac, IP: ip, ClockHz: clockHz, DSCP: 26, CNPDSCP: 48, CNPPriority: uint8(w.CNPPriority)}, next: rdmaBase}
 	if w.DCQCN != nil {
 		h.node.CNPInterval, h.node.DCQCN = dcqcnConfig(*w.DCQCN, dataWidth(sc, name), clockHz)
 	}

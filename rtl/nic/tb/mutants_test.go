@@ -23,8 +23,8 @@ var nicCampaign = mutation.Campaign{
 			generator.NICSwitchNIC(64, congestionCSR, "")), Seed: 1},
 		// The workloads above expect no error completion; these do (bad
 		// R_Key, RNR and retry budgets running out, access errors).
-		{Name: "directed requester and responder tests", Tests: &mutation.GoTests{Pkg: "./rtl/nic/tb",
-			Run: "^(TestNICRequester|TestNICResponder)$/^64$", Env: modeltest.DirEnv}},
+		{Name: "directed requester, responder, PFC and VLAN tests", Tests: &mutation.GoTests{Pkg: "./rtl/nic/tb",
+			Run: "^(TestNICRequester|TestNICResponder|TestNICPFC|TestNICVLAN)$/^64$", Env: modeltest.DirEnv}},
 	},
 }
 

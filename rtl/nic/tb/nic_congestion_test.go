@@ -139,3 +139,79 @@ func TestNICSwitchCongestion(t *testing.T) {
 		assert.Greater(t, off.cong, 0.85*off.pre, "without a reaction point nic0 does not slow down")
 	})
 }
+
+// pfcTOML is congestionTOML's incast with PFC in place of ECN: the
+// cross traffic into sw.in2 is tagged with priority 5, which strict
+// priority serves before the NICs' priority 3 (DSCP 26, DSCP_MAP3 bits
+// 10:8), so nic0's frames queue up in the switch; an ingress port holding
+// more than 8 KiB of a priority sends an XOFF of 256 quanta (2,048 cycles
+// at 64 bits), refreshed every 1,000 cycles, and an XON once at 2 KiB.
+const pfcTOML = `
+name = "pfc"
+cycles = 2_000_000
+%[4]s
+[[traffic]]
+kind = "l2"
+to = "sw.in2"
+to_mac = "02:4e:43:00:00:02" # nic1 (rdma[0], second NIC)
+start = %[1]d
+frames = %[2]d
+min_size = 1500
+max_size = 1500
+hosts = 1
+gap_cycles = 188 # a 1500-byte frame is 188 beats: half the line rate
+vlan_pct = 100
+pcp = 5
+[[rdma]]
+nics = ["nic0", "nic1"]
+qps = 4
+messages = %[3]d
+send_pct = 0
+write_pct = 100
+read_pct = 0
+imm_pct = 0
+min_size = 4096
+max_size = 8192
+outstanding = 16
+priorities = [3]
+dscps = [26]
+cnp_priority = 3
+`
+
+const pfcCSR = `[model.csr]
+CTRL = 4
+DSCP_MAP3 = 0x300
+PFC_XOFF = 8192
+PFC_XON = 2048
+PFC_QUANTA = 256
+PFC_REFRESH = 1000`
+
+// The NICs under a switch that sends PFC (rtl/nic/README.md "PFC"): cross
+// traffic of a higher priority takes half of the switch's port to nic1,
+// the switch sends nic0 XOFFs of its QPs' priority, and nic0 pauses them
+// until they run out or an XON comes; every frame on every link at its
+// golden cycle (golden/ethswitch sends the PFC frames, golden/rc pauses),
+// the counters of both sides equal, the workload complete, nothing lost.
+func TestNICSwitchPFC(t *testing.T) {
+	const crossFrom, crossFor = 40_000, 40_000
+	sc := modeltest.Scenario(t, fmt.Sprintf(pfcTOML, crossFrom, crossFor/(188+188), 600,
+		generator.NICSwitchNIC(64, pfcCSR, "")))
+	cfg := modeltest.Config(t, sc, 1)
+	s, err := modeltest.Run(t, cfg)
+	modeltest.RequirePass(t, s, err)
+	xoff := modeltest.Counter(t, s, "sw", "port0.tx_pfc")
+	got := modeltest.Counter(t, s, "nic0", "rx_pfc")
+	named := modeltest.Counter(t, s, "nic0", "rx_pause_prio3")
+	paused := modeltest.Counter(t, s, "nic0", "paused_cycles_prio3")
+	t.Logf("the switch sent nic0 %d PFC frames; nic0 took %d, paused %d cycles", xoff, got, paused)
+	require.Positive(t, xoff, "the switch sent PFC frames to nic0")
+	require.Equal(t, xoff, got, "nic0 took every one")
+	require.Equal(t, xoff, named, "each of priority 3")
+	require.Positive(t, paused, "nic0 paused priority 3")
+	require.Zero(t, modeltest.Counter(t, s, "nic0", "paused_cycles_prio0"), "and nothing else")
+	for p := range 4 {
+		for q := range 8 {
+			require.Zero(t, modeltest.Counter(t, s, "sw", fmt.Sprintf("port%d.drop_tail[%d]", p, q)), "lossless")
+		}
+	}
+}

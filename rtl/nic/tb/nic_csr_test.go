@@ -402,8 +402,8 @@ func TestNICCSRMap(t *testing.T) {
 			mapped++
 		}
 	}
-	// 2 RO + 6 + 9 DCQCN + 32 RNR + 7 per MR + 14 per QP + 12 node counters + 33 per QP
-	assert.Equal(t, 2+6+9+32+7*16+14*16+12+33*16, mapped, "registers that keep a bit")
+	// 2 RO + 7 + 9 DCQCN + 32 RNR + 7 per MR + 17 per QP + 31 node counters + 33 per QP
+	assert.Equal(t, 2+7+9+32+7*16+17*16+31+33*16, mapped, "registers that keep a bit")
 
 	rng := rand.New(rand.NewPCG(7, 7))
 	writeAll(func(uint32) uint32 { return rng.Uint32() })

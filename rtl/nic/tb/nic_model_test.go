@@ -141,6 +141,9 @@ type nicRun struct {
 	ceToPeerFrom, ceToPeerUntil uint64
 	// onStep, if not nil, runs after every step
 	onStep func()
+	// onAccept, if not nil, hears every input the DUT accepted on in0,
+	// with the cycle of its last beat
+	onAccept func(data []byte, last uint64)
 
 	// outputs
 	dutNet    []cosim.Frame
@@ -216,6 +219,7 @@ func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q in
 	if mirror {
 		dutCfg, peerCfg = peerCfg, dutCfg
 	}
+	dutCfg.DataWidth, peerCfg.DataWidth = width, width // pause quanta in the model's cycles
 	if nodeTweak != nil {
 		nodeTweak(&dutCfg, &peerCfg)
 	}
@@ -395,6 +399,9 @@ func (r *nicRun) dutWindow(end uint64) []cosim.Frame {
 		switch a.Port {
 		case 0:
 			require.NoError(t, r.twin.Receive(data, a.LastCycle))
+			if r.onAccept != nil {
+				r.onAccept(data, a.LastCycle)
+			}
 		case 1:
 			require.NoError(t, r.twin.Command(data, a.LastCycle))
 		case 2:
@@ -437,12 +444,16 @@ func (r *nicRun) dutWindow(end uint64) []cosim.Frame {
 // header (the ICRC does not cover TOS; the header checksum does).
 func nicMarkCE(f []byte) []byte {
 	g := slices.Clone(f)
-	if len(g) < 34 || binary.BigEndian.Uint16(g[12:]) != 0x0800 {
+	ip := 14
+	if len(g) >= 18 && binary.BigEndian.Uint16(g[12:]) == 0x8100 {
+		ip = 18 // after one 802.1Q tag
+	}
+	if len(g) < ip+20 || binary.BigEndian.Uint16(g[ip-2:]) != 0x0800 {
 		return g
 	}
-	g[15] |= 3
-	g[24], g[25] = 0, 0
-	binary.BigEndian.PutUint16(g[24:], wirecheck.IPv4Checksum(g[14:34]))
+	g[ip+1] |= 3
+	g[ip+10], g[ip+11] = 0, 0
+	binary.BigEndian.PutUint16(g[ip+10:], wirecheck.IPv4Checksum(g[ip:ip+20]))
 	return g
 }
 
@@ -582,6 +593,8 @@ func (r *nicRun) check(memRegions []cosim.Mem) map[string]uint64 {
 			want = uint64(r.twin.Bad())
 		case nic.NodeCounter(n) == nic.CntCmdRejected:
 			want = uint64(r.twin.Rejected())
+		default:
+			want, _ = nic.PauseCounter(nic.NodeCounter(n), node.PauseCounters())
 		}
 		require.Equal(t, uint32(want), got[nic.NodeCounterAddr(nic.NodeCounter(n))], "node counter %v",
 			nic.NodeCounter(n))

@@ -68,10 +68,13 @@ const (
 	rxUnknownQP
 	rxBufferFull
 	rxBadFrame
+	rxPFC // MAC Control, consumed (rtl/nic README "PFC")
+	rxPause
+	rxMACControl
 )
 
 var rxClassNames = [...]string{"RC", "CNP", "NOT_ROCE", "MALFORMED", "BAD_ICRC", "WRONG_ADDRESS",
-	"BAD_HEADER", "UNKNOWN_QP", "BUFFER_FULL", "BAD_FRAME"}
+	"BAD_HEADER", "UNKNOWN_QP", "BUFFER_FULL", "BAD_FRAME", "PFC", "PAUSE", "MAC_CONTROL"}
 
 func rxClassName(c int) string {
 	if c >= 0 && c < len(rxClassNames) {
@@ -703,7 +706,9 @@ func (g *rxGen) other() ([]byte, string) {
 	dsts := [][6]byte{g.node.mac, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0x01, 0x00, 0x5e, 0, 0, 0xfb},
 		{0x02, 0x11, 0x22, 0x33, 0x44, 0x55}, {0x33, 0x33, 0, 0, 0, 1}}
 	dst := dsts[g.intn(len(dsts))]
-	switch g.intn(10) {
+	switch g.intn(11) {
+	case 10:
+		return g.macControl(), "mac-control"
 	case 0:
 		f := make([]byte, 42)
 		copy(f, dst[:])
@@ -753,6 +758,23 @@ func (g *rxGen) other() ([]byte, string) {
 		}
 		return f, "ipv6-roce"
 	}
+}
+
+// macControl makes a MAC Control frame (EtherType 0x8808): PFC, PAUSE or
+// another opcode, to the reserved address mostly, cut short at times
+// (rtl/nic README "PFC").
+func (g *rxGen) macControl() []byte {
+	f := g.bytes(60)
+	copy(f, []byte{0x01, 0x80, 0xC2, 0, 0, 1})
+	if g.chance(0.2) {
+		copy(f, g.node.mac[:])
+	}
+	binary.BigEndian.PutUint16(f[12:], 0x8808)
+	binary.BigEndian.PutUint16(f[14:], []uint16{0x0101, 0x0101, 0x0001, 0x0002, uint16(g.intn(0x10000))}[g.intn(5)])
+	if g.chance(0.3) {
+		f = f[:14+g.intn(26)]
+	}
+	return f
 }
 
 // next makes one frame of the mix.
@@ -958,10 +980,18 @@ func newRxCheck(t *testing.T, node *rxNode, stalls bool) *rxCheck {
 
 // golden asks golden/rc what it makes of frame at cycle d.
 func (c *rxCheck) golden(frame []byte, d uint64) int {
-	before := c.gold.Counters()
+	before, pb := c.gold.Counters(), c.gold.PauseCounters()
 	c.gold.Receive(frame, d)
-	after := c.gold.Counters()
+	after, pa := c.gold.Counters(), c.gold.PauseCounters()
 	class, n := -1, 0
+	for _, m := range []struct {
+		cl            int
+		before, after uint64
+	}{{rxPFC, pb.RxPFC, pa.RxPFC}, {rxPause, pb.RxPause, pa.RxPause}, {rxMACControl, pb.RxMACControl, pa.RxMACControl}} {
+		if m.after != m.before {
+			class, n = m.cl, n+1
+		}
+	}
 	for ctr, cl := range rxGoldenClass {
 		switch after[ctr] - before[ctr] {
 		case 0:
