@@ -26,6 +26,7 @@ import (
 	"github.com/rocesim/cosim/harness/framegen"
 	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/pcapio"
+	"github.com/rocesim/cosim/harness/scenario"
 	"github.com/rocesim/cosim/harness/scenario/generator"
 )
 
@@ -414,4 +415,31 @@ pmtu = 1024
 	b.ReportMetric(float64(b.N)/s.WallSeconds, "msgs/s")
 	b.ReportMetric(s.CyclesPerSec/1e6, "Mcycles/s")
 	b.ReportMetric(s.CyclesPerSec/1e6/rawMcps, "harness/raw_nic")
+}
+
+// BenchmarkFabric runs the built-in fabric scenario (8 NICs, two leaves
+// and a spine, a 7:1 incast with PFC, ECN and DCQCN) once per iteration,
+// every frame checked, and reports its simulated cycles per second, its
+// wall-clock seconds and simulated milliseconds, and the NIC model's own
+// loop (`--raw`) for comparison.
+//
+//	go test -run '^$' -bench Fabric -benchtime 1x ./harness/engine
+func BenchmarkFabric(b *testing.B) {
+	dir := modeltest.NeedModels(b, "nic_64", "switch8_64")
+	sc, err := scenario.LoadBuiltin("fabric")
+	require.NoError(b, err)
+	top, err := engine.LookupTop("nic")
+	require.NoError(b, err)
+	rawMcps := rawRun(b, engine.ModelPath(dir, top, 64), 20000, 64).cyclesPerSec() / 1e6
+	var s *engine.Summary
+	b.ResetTimer()
+	for range b.N {
+		s, err = engine.Run(context.Background(), engine.Config{Scenario: sc, Seed: 1, OutDir: b.TempDir(), ModelDir: dir, NoLinkPcaps: true})
+	}
+	b.StopTimer()
+	modeltest.RequirePass(b, s, err)
+	b.ReportMetric(s.CyclesPerSec/1e6, "Mcycles/s")
+	b.ReportMetric(s.WallSeconds, "wall_s")
+	b.ReportMetric(float64(s.Cycles)/(sc.ClockMHz*1e3), "sim_ms")
+	b.ReportMetric(rawMcps, "raw_nic_Mcycles/s")
 }
