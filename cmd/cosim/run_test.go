@@ -358,19 +358,27 @@ func TestRunBrokenPeer(t *testing.T) {
 // switch takes jumbo frames (MTU_MAX 4224), so path MTU 4096 fits unless
 // the scenario lowers the switch's MTU register, as this one does.
 func TestRunPathMTUTooLargeForSwitch(t *testing.T) {
-	dir := t.TempDir()
 	text := strings.Replace(string(scenario.DefaultTOML()), "pmtu = 1024", "pmtu = 4096", 1)
 	text = strings.Replace(text, "top = \"switch4\"\n", "top = \"switch4\"\n[model.csr]\nMTU = 2048\n", 1)
+	requirePathMTUError(t, text, "sw (top switch4) on the path from nic0 to nic1", "nic_64", "switch4_64")
+}
+
+// requirePathMTUError runs text, which lowers a switch's MTU register to
+// 2048 under a path MTU of 4096, and requires the error naming the line
+// of pmtu and where.
+func requirePathMTUError(t *testing.T, text, where string, models ...string) {
+	t.Helper()
 	require.Contains(t, text, "pmtu = 4096")
 	require.Contains(t, text, "MTU = 2048")
+	dir := t.TempDir()
 	file := filepath.Join(dir, "big.toml")
 	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
 	line := 1 + strings.Count(text[:strings.Index(text, "pmtu = 4096")], "\n")
-	models, err := filepath.Abs(needModels(t, "nic_64", "switch4_64"))
+	dirs, err := filepath.Abs(needModels(t, models...))
 	require.NoError(t, err)
-	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
+	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", dirs)
 	assert.Equal(t, 2, code)
-	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and sw (top switch4) on the path from nic0 to nic1 takes at most 2048 (its MTU register): use 1024 or less", file, line),
+	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and %s takes at most 2048 (its MTU register): use 1024 or less", file, line, where),
 		strings.SplitN(stderr, "\n", 2)[0])
 }
 
@@ -417,18 +425,8 @@ func TestRunSwitchLoop(t *testing.T) {
 // workload: the fabric's spine, two hops from either NIC, lowered to 2048
 // bytes stops path MTU 4096 before any model starts, naming the spine.
 func TestRunPathMTUAcrossTheSpine(t *testing.T) {
-	dir := t.TempDir()
 	text, ok := scenario.BuiltinTOML("fabric")
 	require.True(t, ok)
 	s := strings.Replace(string(text), "name = \"spine\"\ntop = \"switch8\"\n[model.csr]\n", "name = \"spine\"\ntop = \"switch8\"\n[model.csr]\nMTU = 2048\n", 1)
-	require.Contains(t, s, "MTU = 2048")
-	file := filepath.Join(dir, "fabric.toml")
-	require.NoError(t, os.WriteFile(file, []byte(s), 0o644))
-	line := 1 + strings.Count(s[:strings.Index(s, "pmtu = 4096")], "\n")
-	models, err := filepath.Abs(needModels(t, "nic_64", "switch8_64"))
-	require.NoError(t, err)
-	code, _, stderr := cosim(t, "run", file, "--out", filepath.Join(dir, "out"), "--models", models)
-	assert.Equal(t, 2, code)
-	assert.Equal(t, fmt.Sprintf("cosim: run: %s:%d: rdma[0].pmtu: a path MTU of 4096 makes packets of up to 4174 bytes, and spine (top switch8) on the path from n4 to n0 takes at most 2048 (its MTU register): use 1024 or less", file, line),
-		strings.SplitN(stderr, "\n", 2)[0])
+	requirePathMTUError(t, s, "spine (top switch8) on the path from n4 to n0", "nic_64", "switch8_64")
 }
