@@ -19,9 +19,10 @@ import (
 // (rtl/nic/README.md, "Host interface"). The golden model checks every
 // completion, per QP, and every frame on the wire.
 type NIC struct {
-	b     *Bench
-	model string
-	ready uint64 // the first cycle a post may arrive: the setup written
+	b      *Bench
+	model  string
+	ready  uint64         // the first cycle a post may arrive: the setup written
+	golden *nicdev.Golden // its memory, for CheckMemory
 }
 
 // settle is how long after its last setup write a NIC takes its first
@@ -70,6 +71,7 @@ func (b *Bench) SetUpNIC(model string, s nicdev.Setup) *NIC {
 		if err := g.Configure(&s); err != nil {
 			return err
 		}
+		n.golden = g
 		n.ready = uint64(m.Configure(writes)) + settle
 		mem := make([]cosim.Mem, 0, len(s.Init))
 		for _, blk := range s.Init {
@@ -155,6 +157,37 @@ func (n *NIC) ReadMemory(addr uint64, length int) []byte {
 		out = append(out, d...)
 	}
 	return out
+}
+
+// CheckMemory compares length bytes of the NIC's host memory at addr, as
+// they are at Now, with the golden model's host memory: every byte the
+// DUT wrote (a WRITE, a SEND, a READ response) must be the one golden
+// wrote. The test fails at the first difference, with the number of bytes
+// that differ and both memories in hex around it. The two write a
+// message's bytes at their own cycles: check when the NIC has nothing in
+// flight (RunUntilIdle).
+func (n *NIC) CheckMemory(addr uint64, length int) {
+	n.b.t.Helper()
+	call := fmt.Sprintf("CheckMemory(%#x, %d)", addr, length)
+	if length <= 0 {
+		n.b.fatal(call, "no bytes to compare")
+	}
+	got := n.ReadMemory(addr, length)
+	want := make([]byte, length)
+	n.golden.Memory().Read(addr, want)
+	if bytes.Equal(want, got) {
+		return
+	}
+	i := firstDiff(want, got)
+	diff := 0
+	for k := range want {
+		if want[k] != got[k] {
+			diff++
+		}
+	}
+	from, to := max(0, i-8), min(length, i+24)
+	n.b.fatal(call, "%s's host memory differs from the golden model's at %#x (%d of %d bytes differ)\n  golden %#x: % x\n  DUT    %#x: % x",
+		n.model, addr+uint64(i), diff, length, addr+uint64(from), want[from:to], addr+uint64(from), got[from:to])
 }
 
 // completion wants a completion record, field by field.
