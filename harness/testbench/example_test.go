@@ -95,3 +95,22 @@ func ExampleBench_Count() {
 	// Output:
 	// 3 of 5
 }
+
+// Counters by name once the bench has finished: Finish read every counter
+// of the switch over its CSR bus and found each equal to the golden
+// model's; Counter gives their values.
+func ExampleBench_Counter() {
+	tb.Standalone("ExampleBench_Counter", os.Stdout, func(t tb.T) {
+		b := tb.Model(t, "switch4_64", tb.Name("sw"))
+		frame := make([]byte, 100)
+		copy(frame, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x0a, 0x88, 0xb5})
+		b.Send("sw.in0", frame)
+		b.Send("sw.in0", frame)
+		b.Finish()
+		fmt.Println("in0:", b.Counter("sw.port0.rx_frames"), "frames,", b.Counter("sw.port0.rx_bytes"), "bytes")
+		fmt.Println("out3:", b.Counter("sw.port3.tx_frames"), "frames")
+	})
+	// Output:
+	// in0: 2 frames, 200 bytes
+	// out3: 2 frames
+}
