@@ -22,7 +22,8 @@ type NIC struct {
 	b      *Bench
 	model  string
 	ready  uint64         // the first cycle a post may arrive: the setup written
-	golden *nicdev.Golden // its memory, for CheckMemory
+	golden *nicdev.Golden // its memory and QPs, for the checks against golden
+	qps    []rc.QPConfig  // QP slot q holds qps[q]
 }
 
 // settle is how long after its last setup write a NIC takes its first
@@ -71,7 +72,7 @@ func (b *Bench) SetUpNIC(model string, s nicdev.Setup) *NIC {
 		if err := g.Configure(&s); err != nil {
 			return err
 		}
-		n.golden = g
+		n.golden, n.qps = g, s.QPs
 		n.ready = uint64(m.Configure(writes)) + settle
 		mem := make([]cosim.Mem, 0, len(s.Init))
 		for _, blk := range s.Init {
@@ -188,6 +189,34 @@ func (n *NIC) CheckMemory(addr uint64, length int) {
 	from, to := max(0, i-8), min(length, i+24)
 	n.b.fatal(call, "%s's host memory differs from the golden model's at %#x (%d of %d bytes differ)\n  golden %#x: % x\n  DUT    %#x: % x",
 		n.model, addr+uint64(i), diff, length, addr+uint64(from), want[from:to], addr+uint64(from), got[from:to])
+}
+
+// CheckQPStates reads the state register of every QP the setup gave the
+// NIC (rtl/nic/README.md, "CSR map") and compares it with the state of
+// the golden model's QP: ready to send, or in error after a fatal
+// completion. The test fails naming the first QP whose states differ.
+func (n *NIC) CheckQPStates() {
+	n.b.t.Helper()
+	const call = "CheckQPStates"
+	n.b.usable(call)
+	addrs := make([]uint32, len(n.qps))
+	for q := range n.qps {
+		addrs[q] = nic.QPAddr(q, nic.QPStateReg)
+	}
+	rep, err := n.b.s.Access(n.b.ctx, n.model, engine.Access{CSRReads: addrs})
+	if err != nil {
+		n.b.fatal(call, "%v", err)
+	}
+	node := n.golden.Timed().Node()
+	for q, c := range n.qps {
+		want := nic.QPStateRTS
+		if node.QPInError(c.QPN) {
+			want = nic.QPStateError
+		}
+		if got := nic.QPState(rep.CSR[q]); got != want {
+			n.b.fatal(call, "%s's QP %d (QPN %v) is in state %v, golden's in %v", n.model, q, c.QPN, got, want)
+		}
+	}
 }
 
 // completion wants a completion record, field by field.

@@ -104,6 +104,8 @@ func TestNICHost(t *testing.T) {
 	b.RunUntilIdle(20_000)
 	nic0.CheckMemory(region, regionLen)
 	nic1.CheckMemory(region, regionLen)
+	nic0.CheckQPStates() // ready to send, as golden's
+	nic1.CheckQPStates()
 
 	s := b.Finish()
 	assert.True(t, s.Pass)
@@ -140,6 +142,8 @@ func TestNICBadUse(t *testing.T) {
 	assert.Contains(t, msg, "testbench: CheckMemory(0x10000000, 64): nic0's host memory differs from the golden model's at 0x10000010 (2 of 64 bytes differ)")
 	assert.Contains(t, msg, "\n  golden 0x10000008: ")
 	assert.Contains(t, r.fatal(func() { nic0.CheckMemory(region, 0) }), "testbench: CheckMemory(0x10000000, 0): no bytes to compare")
+	require.Empty(t, r.fatal(func() { b.Finish() }))
+	assert.Contains(t, r.fatal(func() { nic0.CheckQPStates() }), "testbench: CheckQPStates: the bench has finished (Finish)")
 
 	sw := tb.Model(r, "switch4_64")
 	assert.Contains(t, r.fatal(func() { sw.SetUpNIC("dut", s0) }), `testbench: SetUpNIC("dut"): model dut is a switch4, not a NIC`)

@@ -46,29 +46,15 @@ type scapyRequest struct {
 	Expect  string `json:"expect"`
 }
 
-// scapySetup is the NIC of TestNICScapyRequests: two QPs of path MTU 1024
-// to the peer, the regions of the model tests (WRITE targets, READ
-// sources), and READ sources of random bytes, which it returns; QP 0's
-// receive PSN is about to wrap.
+// scapySetup is the NIC of TestNICScapyRequests, as the model tests set
+// it up (startNIC, seed 1 at 64 bits): two QPs, here of path MTU 1024, to
+// the peer, the regions of the model tests, and READ sources of random
+// bytes, which it returns.
 func scapySetup() (nicdev.Setup, []byte) {
 	rng := rand.New(rand.NewPCG(1, 64))
-	src := make([]byte, nicReadSpan)
-	for i := range src {
-		src[i] = byte(rng.Uint32())
-	}
-	s := nicdev.Setup{
-		Node: nicNodeConfig(nicDUTMAC, nicDUTIP),
-		MRs: []rc.MemoryRegion{
-			{Base: nicWriteBase, Length: 0x10_0000 * uint64(nicQPS), RKey: nicWriteKey, Access: rc.AccessRemoteWrite},
-			{Base: nicReadBase, Length: nicReadSpan, RKey: nicReadKey, Access: rc.AccessRemoteRead},
-		},
-	}
-	for q, psn := range []roce.PSN{0xFFFFFE, 0x00_1234} {
-		s.QPs = append(s.QPs, rc.QPConfig{QPN: roce.QPN(0x100 + q), RemoteQPN: roce.QPN(0x200 + q), RemoteMAC: nicPeerMAC,
-			RemoteIP: nicPeerIP, SendPSN: roce.PSN(rng.IntN(1 << 24)), RecvPSN: psn, PMTU: 1024, Timeout: 4, RetryCnt: 7,
-			RNRRetry: 7, MinRNRTimer: 1, UDPSrcPort: uint16(0xC000 + q), Access: rc.AccessRemoteWrite | rc.AccessRemoteRead,
-			MaxReads: nicMaxReads, SQDepth: nicSQDepth, RQDepth: nicRQDepth})
-	}
+	src, _ := nicSources(rng)
+	qps, _ := nicQPPairs(rng, 2, func(q int, d, p *rc.QPConfig) { d.PMTU, p.PMTU = 1024, 1024 })
+	s := nicdev.Setup{Node: nicNodeConfig(nicDUTMAC, nicDUTIP), MRs: nicMRs(), QPs: qps}
 	for off := 0; off < len(src); off += 0x8000 {
 		s.Init = append(s.Init, nicdev.MemBlock{Addr: nicReadBase + uint64(off), Data: src[off : off+0x8000]})
 	}
