@@ -164,6 +164,7 @@
 //	c := nic0.ExpectCompletion(rc.Completion{QPN: qpn, ID: 1, Op: rc.OpWrite, Bytes: n}, testbench.Within(20_000))
 //	got := nic0.ReadMemory(addr, n); nic0.WriteMemory(addr, data)     // the golden model's memory takes the write too
 //	b.RunUntilIdle(100_000); nic0.CheckMemory(addr, n)                // the DUT's host memory is golden's
+//	nic0.CheckQPStates()                                              // each QP ready or in error, as golden's
 //
 // A NIC alone on a bench (Model(t, "nic_64", Name("nic"))) has its
 // network port free: the test plays the peer, sending RoCEv2 requests on
