@@ -121,6 +121,7 @@ func TestNICScapyRequests(t *testing.T) {
 	for _, m := range nicMemRegions(2) {
 		host.CheckMemory(m.Addr, int(m.Length)) // every byte the NIC wrote is golden's
 	}
+	host.CheckQPStates() // the bad R_Key's QP as golden's
 
 	resps := b.Out("nic.out0")
 	require.Len(t, resps, len(reqs), "one response per request")
