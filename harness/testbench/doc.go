@@ -113,7 +113,7 @@
 //
 // Standalone runs a bench outside a test, for an Example whose output go
 // test compares or for a program; the package's examples run that way on
-// the FIFO and the 4-port switch, which make test always builds.
+// the FIFO, the 4-port switch and the NIC, which make test always builds.
 //
 // # From PTF
 //

@@ -170,6 +170,7 @@ func (n *NIC) ReadMemory(addr uint64, length int) []byte {
 func (n *NIC) CheckMemory(addr uint64, length int) {
 	n.b.t.Helper()
 	call := fmt.Sprintf("CheckMemory(%#x, %d)", addr, length)
+	n.b.usable(call)
 	if length <= 0 {
 		n.b.fatal(call, "no bytes to compare")
 	}

@@ -144,6 +144,7 @@ func TestNICBadUse(t *testing.T) {
 	assert.Contains(t, r.fatal(func() { nic0.CheckMemory(region, 0) }), "testbench: CheckMemory(0x10000000, 0): no bytes to compare")
 	require.Empty(t, r.fatal(func() { b.Finish() }))
 	assert.Contains(t, r.fatal(func() { nic0.CheckQPStates() }), "testbench: CheckQPStates: the bench has finished (Finish)")
+	assert.Contains(t, r.fatal(func() { nic0.CheckMemory(region, 64) }), "testbench: CheckMemory(0x10000000, 64): the bench has finished (Finish)")
 
 	sw := tb.Model(r, "switch4_64")
 	assert.Contains(t, r.fatal(func() { sw.SetUpNIC("dut", s0) }), `testbench: SetUpNIC("dut"): model dut is a switch4, not a NIC`)
