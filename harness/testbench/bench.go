@@ -280,6 +280,35 @@ func (b *Bench) Finish() *engine.Summary {
 	return b.summary
 }
 
+// Counter is a counter's last value, named as registers are
+// ("nic0.rx_pfc", "sw.port1.tx_frames"): once the bench has finished, the
+// DUT's value, which Finish read over the CSR bus and found equal to the
+// golden model's (a counter that differs fails the test there). Before
+// Finish, ReadCSR reads a counter's value at Now.
+func (b *Bench) Counter(name string) uint64 {
+	b.t.Helper()
+	call := fmt.Sprintf("Counter(%q)", name)
+	if b.summary == nil {
+		b.fatal(call, "counters are compared when the bench finishes: call Finish first (ReadCSR reads one now)")
+	}
+	model, ctr, ok := strings.Cut(name, ".")
+	if !ok {
+		b.fatal(call, "%q names no counter: counters are named model.NAME (nic0.rx_pfc, sw.port1.tx_frames)", name)
+	}
+	top, found := b.s.Top(model)
+	if !found {
+		b.fatal(call, "no model %q", model)
+	}
+	if _, ok := top.Counters[ctr]; !ok {
+		b.fatal(call, "top %s has no counter %q (%s)", top.Name, ctr, known(top))
+	}
+	p, ok := b.summary.Counters[model][ctr]
+	if !ok {
+		b.fatal(call, "the run ended before the counters were read (%s)", b.summary.Error)
+	}
+	return p.DUT
+}
+
 func (b *Bench) cleanup() {
 	if b.summary == nil {
 		b.finish("cleanup")

@@ -422,3 +422,32 @@ func TestFromFile(t *testing.T) {
 	assert.True(t, b.Finish().Pass)
 	assert.FileExists(t, filepath.Join(keep, "TestFromFile", "summary.json"))
 }
+
+// Counter reads a counter's final value by name once the bench has
+// finished (Finish compared it with golden's); before that, or for a name
+// the top does not have, it is an error naming the call.
+func TestCounter(t *testing.T) {
+	r := &recorder{T: t}
+	var sw *tb.Bench
+	require.Empty(t, r.fatal(func() { sw = tb.Model(r, "switch4_64", tb.Name("sw")) }))
+	sw.Send("sw.in0", eth64(1))
+	sw.Send("sw.in0", eth64(2))
+	assert.Contains(t, r.fatal(func() { sw.Counter("sw.port0.rx_frames") }),
+		`testbench: Counter("sw.port0.rx_frames"): counters are compared when the bench finishes: call Finish first`)
+	require.Empty(t, r.fatal(func() { sw.Finish() }))
+	assert.Equal(t, uint64(2), sw.Counter("sw.port0.rx_frames"))
+	assert.Equal(t, uint64(128), sw.Counter("sw.port0.rx_bytes"))
+	for p := 1; p < 4; p++ {
+		assert.Equal(t, uint64(2), sw.Counter(fmt.Sprintf("sw.port%d.tx_frames", p)), "flooded to port %d", p)
+	}
+	assert.Zero(t, sw.Counter("sw.port0.tx_frames"))
+	for name, want := range map[string]string{
+		"sw.NOPE":    `testbench: Counter("sw.NOPE"): top switch4 has no counter "NOPE"`,
+		"sw.CTRL":    `testbench: Counter("sw.CTRL"): top switch4 has no counter "CTRL"`,
+		"nic.rx_pfc": `testbench: Counter("nic.rx_pfc"): no model "nic"`,
+		"rx_frames":  `testbench: Counter("rx_frames"): "rx_frames" names no counter`,
+	} {
+		assert.Contains(t, r.fatal(func() { sw.Counter(name) }), want, name)
+	}
+	assert.Empty(t, r.errs, "the golden check passed")
+}

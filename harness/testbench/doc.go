@@ -93,7 +93,14 @@
 // cleanup) every counter is read and compared with the golden model's;
 // any difference fails the test with the scoreboard's report. Expectations
 // come on top of that. NoGolden turns the golden check off for output
-// ports the test checks its own way.
+// ports the test checks its own way. After Finish, Counter gives a
+// counter's final value by name, the DUT's, found equal to golden's, and
+// the summary Finish returns has the rest (drops and faults of the links,
+// the golden models' events, the workloads' failures):
+//
+//	s := b.Finish()
+//	retrans := b.Counter("nic0.qp0.tx_retransmits")
+//	lost := s.Drops["link_loss"]
 //
 // # Seeds and reruns
 //
@@ -106,7 +113,7 @@
 //
 // Standalone runs a bench outside a test, for an Example whose output go
 // test compares or for a program; the package's examples run that way on
-// the FIFO and the 4-port switch, which make test always builds.
+// the FIFO, the 4-port switch and the NIC, which make test always builds.
 //
 // # From PTF
 //
@@ -123,6 +130,7 @@
 //	verify_any_packet_any_port(test, pkts, ports) b.ExpectAnyPort(ports, OneOf(Exact(a), Exact(b)))
 //	verify_packets(test, pkt, ports)              b.ExpectEach(ports, Exact(frame))
 //	count_matched_packets(test, pkt, port, t)     b.Count(port, Exact(frame), cycles)
+//	(counters after the test)                     b.Finish(); b.Counter("m.NAME")
 //	Mask(pkt)                                     NewMask(frame)
 //	mask.set_do_not_care_packet(IP, "ttl")        NewMask(frame).Ignore(IPv4TTL), Ignoring(frame, IPv4TTL, IPv4Checksum)
 //	mask.set_do_not_care(offset, bits)            NewMask(frame).IgnoreBits(offset, bits)
@@ -140,6 +148,7 @@
 //	AxiStreamSink.recv / GmiiSink.recv            b.Expect(port, match) or b.Out(port)
 //	AxiStreamFrame tuser                          Bad() on a send, MarkedBad() on an expectation
 //	AxiLiteMaster.write / read                    b.WriteCSR / b.ReadCSR, by register name
+//	AxiRam.read / write (a DMA's host memory)     nic.ReadMemory / nic.WriteMemory; nic.CheckMemory against golden
 //	results.xml (JUnit)                           go test's output (go test -json for tools)
 //
 // # A NIC's host
@@ -154,6 +163,13 @@
 //	nic0.PostRecv(qpn, rc.RecvRequest{...})
 //	c := nic0.ExpectCompletion(rc.Completion{QPN: qpn, ID: 1, Op: rc.OpWrite, Bytes: n}, testbench.Within(20_000))
 //	got := nic0.ReadMemory(addr, n); nic0.WriteMemory(addr, data)     // the golden model's memory takes the write too
+//	b.RunUntilIdle(100_000); nic0.CheckMemory(addr, n)                // the DUT's host memory is golden's
+//	nic0.CheckQPStates()                                              // each QP ready or in error, as golden's
+//
+// A NIC alone on a bench (Model(t, "nic_64", Name("nic"))) has its
+// network port free: the test plays the peer, sending RoCEv2 requests on
+// nic.in0 and expecting the answers on nic.out0, while golden predicts
+// each answer's bytes and cycle.
 //
 // # Your own RTL
 //

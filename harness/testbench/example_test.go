@@ -1,13 +1,16 @@
 package testbench_test
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rocesim/cosim/golden/rc"
 	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
@@ -94,4 +97,50 @@ func ExampleBench_Count() {
 	})
 	// Output:
 	// 3 of 5
+}
+
+// Counters by name once the bench has finished: Finish read every counter
+// of the switch over its CSR bus and found each equal to the golden
+// model's; Counter gives their values.
+func ExampleBench_Counter() {
+	tb.Standalone("ExampleBench_Counter", os.Stdout, func(t tb.T) {
+		b := tb.Model(t, "switch4_64", tb.Name("sw"))
+		frame := make([]byte, 100)
+		copy(frame, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x0a, 0x88, 0xb5})
+		b.Send("sw.in0", frame)
+		b.Send("sw.in0", frame)
+		b.Finish()
+		fmt.Println("in0:", b.Counter("sw.port0.rx_frames"), "frames,", b.Counter("sw.port0.rx_bytes"), "bytes")
+		fmt.Println("out3:", b.Counter("sw.port3.tx_frames"), "frames")
+	})
+	// Output:
+	// in0: 2 frames, 200 bytes
+	// out3: 2 frames
+}
+
+// Be the host of two RTL NICs joined by links (the twoNICs scenario of
+// nic_test.go): a WRITE from nic0 into nic1's region, its completion, and
+// then the checks against the golden models: nic1's host memory, every
+// QP's state, and after Finish a counter by name.
+func ExampleNIC_CheckMemory() {
+	tb.Standalone("ExampleNIC_CheckMemory", os.Stdout, func(t tb.T) {
+		b := tb.FromTOML(t, twoNICs)
+		rng := rand.New(rand.NewPCG(1, 2))
+		s0, mem0 := nicSetup(0, rng)
+		s1, _ := nicSetup(1, rng)
+		nic0, nic1 := b.SetUpNIC("nic0", s0), b.SetUpNIC("nic1", s1)
+		nic0.PostSend(qpn[0], rc.WorkRequest{ID: 1, Op: rc.OpWrite, LocalAddr: region, Length: 2000, RemoteAddr: region + 0x8000, RKey: rkey[1]})
+		c := nic0.ExpectCompletion(rc.Completion{QPN: qpn[0], ID: 1, Op: rc.OpWrite, Bytes: 2000}, tb.Within(20_000))
+		fmt.Println("completed:", c.Status)
+		b.RunUntilIdle(10_000)
+		nic1.CheckMemory(region, regionLen) // all of it: golden's, byte for byte
+		nic1.CheckQPStates()
+		fmt.Println("written:", bytes.Equal(nic1.ReadMemory(region+0x8000, 2000), mem0[:2000]))
+		b.Finish()
+		fmt.Println("nic0 sent", b.Counter("nic0.qp0.tx_packets"), "packets; nic1 ACKed", b.Counter("nic1.qp0.resp_ack"))
+	})
+	// Output:
+	// completed: SUCCESS
+	// written: true
+	// nic0 sent 2 packets; nic1 ACKed 1
 }

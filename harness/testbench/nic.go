@@ -19,9 +19,11 @@ import (
 // (rtl/nic/README.md, "Host interface"). The golden model checks every
 // completion, per QP, and every frame on the wire.
 type NIC struct {
-	b     *Bench
-	model string
-	ready uint64 // the first cycle a post may arrive: the setup written
+	b      *Bench
+	model  string
+	ready  uint64         // the first cycle a post may arrive: the setup written
+	golden *nicdev.Golden // its memory and QPs, for the checks against golden
+	qps    []rc.QPConfig  // QP slot q holds qps[q]
 }
 
 // settle is how long after its last setup write a NIC takes its first
@@ -70,6 +72,7 @@ func (b *Bench) SetUpNIC(model string, s nicdev.Setup) *NIC {
 		if err := g.Configure(&s); err != nil {
 			return err
 		}
+		n.golden, n.qps = g, s.QPs
 		n.ready = uint64(m.Configure(writes)) + settle
 		mem := make([]cosim.Mem, 0, len(s.Init))
 		for _, blk := range s.Init {
@@ -155,6 +158,66 @@ func (n *NIC) ReadMemory(addr uint64, length int) []byte {
 		out = append(out, d...)
 	}
 	return out
+}
+
+// CheckMemory compares length bytes of the NIC's host memory at addr, as
+// they are at Now, with the golden model's host memory: every byte the
+// DUT wrote (a WRITE, a SEND, a READ response) must be the one golden
+// wrote. The test fails at the first difference, with the number of bytes
+// that differ and both memories in hex around it. The two write a
+// message's bytes at their own cycles: check when the NIC has nothing in
+// flight (RunUntilIdle).
+func (n *NIC) CheckMemory(addr uint64, length int) {
+	n.b.t.Helper()
+	call := fmt.Sprintf("CheckMemory(%#x, %d)", addr, length)
+	n.b.usable(call)
+	if length <= 0 {
+		n.b.fatal(call, "no bytes to compare")
+	}
+	got := n.ReadMemory(addr, length)
+	want := make([]byte, length)
+	n.golden.Memory().Read(addr, want)
+	if bytes.Equal(want, got) {
+		return
+	}
+	i := firstDiff(want, got)
+	diff := 0
+	for k := range want {
+		if want[k] != got[k] {
+			diff++
+		}
+	}
+	from, to := max(0, i-8), min(length, i+24)
+	n.b.fatal(call, "%s's host memory differs from the golden model's at %#x (%d of %d bytes differ)\n  golden %#x: % x\n  DUT    %#x: % x",
+		n.model, addr+uint64(i), diff, length, addr+uint64(from), want[from:to], addr+uint64(from), got[from:to])
+}
+
+// CheckQPStates reads the state register of every QP the setup gave the
+// NIC (rtl/nic/README.md, "CSR map") and compares it with the state of
+// the golden model's QP: ready to send, or in error after a fatal
+// completion. The test fails naming the first QP whose states differ.
+func (n *NIC) CheckQPStates() {
+	n.b.t.Helper()
+	const call = "CheckQPStates"
+	n.b.usable(call)
+	addrs := make([]uint32, len(n.qps))
+	for q := range n.qps {
+		addrs[q] = nic.QPAddr(q, nic.QPStateReg)
+	}
+	rep, err := n.b.s.Access(n.b.ctx, n.model, engine.Access{CSRReads: addrs})
+	if err != nil {
+		n.b.fatal(call, "%v", err)
+	}
+	node := n.golden.Timed().Node()
+	for q, c := range n.qps {
+		want := nic.QPStateRTS
+		if node.QPInError(c.QPN) {
+			want = nic.QPStateError
+		}
+		if got := nic.QPState(rep.CSR[q]); got != want {
+			n.b.fatal(call, "%s's QP %d (QPN %v) is in state %v, golden's in %v", n.model, q, c.QPN, got, want)
+		}
+	}
 }
 
 // completion wants a completion record, field by field.

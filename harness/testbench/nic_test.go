@@ -100,9 +100,17 @@ func TestNICHost(t *testing.T) {
 	nic0.ExpectCompletion(rc.Completion{QPN: qpn[0], ID: 3, Op: rc.OpSend, Bytes: 100}, tb.Within(20_000))
 	assert.Equal(t, mem0[0x100:0x100+100], nic1.ReadMemory(region+0x4000, 100))
 
+	// Both hosts' memory is the golden models', every byte of the regions.
+	b.RunUntilIdle(20_000)
+	nic0.CheckMemory(region, regionLen)
+	nic1.CheckMemory(region, regionLen)
+	nic0.CheckQPStates() // ready to send, as golden's
+	nic1.CheckQPStates()
+
 	s := b.Finish()
 	assert.True(t, s.Pass)
 	assert.Positive(t, s.Matched)
+	assert.Equal(t, uint64(3), b.Counter("nic0.qp0.tx_packets"), "WRITE, READ and SEND, a packet each")
 	t.Logf("%d frames matched by golden, %d cycles", s.Matched, s.Cycles)
 }
 
@@ -126,6 +134,17 @@ func TestNICBadUse(t *testing.T) {
 	assert.Contains(t, msg, `testbench: Expect("nic0.out1", completion `)
 	assert.Contains(t, msg, "\n  completion.ID want 0x9 got 0x1\n")
 	assert.Contains(t, r.fatal(func() { b.SetUpNIC("nic1", s1) }), `testbench: SetUpNIC("nic1"): model nic1: configure it before anything runs`)
+
+	// Host memory unlike golden's is reported at its first byte.
+	b.RunUntilIdle(20_000)
+	nic0.GoldenMemory().Write(region+0x10, []byte{0xEE, 0xEE})
+	msg = r.fatal(func() { nic0.CheckMemory(region, 64) })
+	assert.Contains(t, msg, "testbench: CheckMemory(0x10000000, 64): nic0's host memory differs from the golden model's at 0x10000010 (2 of 64 bytes differ)")
+	assert.Contains(t, msg, "\n  golden 0x10000008: ")
+	assert.Contains(t, r.fatal(func() { nic0.CheckMemory(region, 0) }), "testbench: CheckMemory(0x10000000, 0): no bytes to compare")
+	require.Empty(t, r.fatal(func() { b.Finish() }))
+	assert.Contains(t, r.fatal(func() { nic0.CheckQPStates() }), "testbench: CheckQPStates: the bench has finished (Finish)")
+	assert.Contains(t, r.fatal(func() { nic0.CheckMemory(region, 64) }), "testbench: CheckMemory(0x10000000, 64): the bench has finished (Finish)")
 
 	sw := tb.Model(r, "switch4_64")
 	assert.Contains(t, r.fatal(func() { sw.SetUpNIC("dut", s0) }), `testbench: SetUpNIC("dut"): model dut is a switch4, not a NIC`)

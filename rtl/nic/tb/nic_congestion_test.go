@@ -2,15 +2,13 @@ package tb_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/harness/modeltest"
-	"github.com/rocesim/cosim/harness/pcapio"
 	"github.com/rocesim/cosim/harness/scenario/generator"
+	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
 // congestionTOML is nic0 -> switch -> nic1 at 64 bits with 1 us links:
@@ -76,9 +74,9 @@ min_mbps = 312.5`
 // on every link is checked at its exact cycle against golden (golden/
 // ethswitch marks, golden/rc through golden/nic sends CNPs and paces), so
 // the rate nic0 sends at is golden's prediction, cycle for cycle; the test
-// measures it on the link nic0.out0 -> sw.in0 from the run's pcapng. The
-// same run without [rdma.dcqcn] is the control: CNPs still flow, and
-// nic0 keeps sending at the line rate.
+// measures it on nic0.out0, the port of the link to sw.in0. The same run
+// without [rdma.dcqcn] is the control: CNPs still flow, and nic0 keeps
+// sending at the line rate.
 func TestNICSwitchCongestion(t *testing.T) {
 	const (
 		crossFrom = 40_000
@@ -86,42 +84,34 @@ func TestNICSwitchCongestion(t *testing.T) {
 		frames    = crossFor / (188 + 188)
 		messages  = 600
 	)
-	// nic0's send rate in bytes per cycle over [from, to), from its
-	// frames in the pcapng
-	rate := func(sent []pcapio.Packet, from, to uint64) float64 {
+	// nic0's send rate in bytes per cycle over [from, to), from the
+	// first beats of its frames
+	rate := func(sent []tb.Received, from, to uint64) float64 {
 		var n int
-		for _, p := range sent {
-			if p.Cycle >= from && p.Cycle < to {
-				n += len(p.Data)
+		for _, f := range sent {
+			if f.Cycle >= from && f.Cycle < to {
+				n += len(f.Data)
 			}
 		}
 		return float64(n) / float64(to-from)
 	}
 	type result struct{ pre, cong, rec float64 }
 	runOne := func(t *testing.T, dcqcn string) result {
-		sc := modeltest.Scenario(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, generator.NICSwitchNIC(64, congestionCSR, "")))
-		cfg := modeltest.Config(t, sc, 1)
-		s, err := modeltest.Run(t, cfg)
-		modeltest.RequirePass(t, s, err)
+		b, s := runScenario(t, fmt.Sprintf(congestionTOML, dcqcn, crossFrom, frames, messages, generator.NICSwitchNIC(64, congestionCSR, "")))
 		var marks, sent, got uint64
 		for p := range 4 {
-			marks += modeltest.Counter(t, s, "sw", fmt.Sprintf("port%d.ecn_marked[0]", p))
+			marks += b.Counter(fmt.Sprintf("sw.port%d.ecn_marked[0]", p))
 		}
 		for q := range 4 {
-			sent += modeltest.Counter(t, s, "nic1", fmt.Sprintf("qp%d.tx_cnp", q))
-			got += modeltest.Counter(t, s, "nic0", fmt.Sprintf("qp%d.rx_cnp", q))
+			sent += b.Counter(fmt.Sprintf("nic1.qp%d.tx_cnp", q))
+			got += b.Counter(fmt.Sprintf("nic0.qp%d.rx_cnp", q))
 		}
 		require.Positive(t, marks, "the switch marked CE")
 		require.Positive(t, sent, "nic1 sent CNPs")
 		require.Equal(t, sent, got, "nic0 got every CNP (no loss on the links)")
 		end := uint64(crossFrom + crossFor)
 		require.Greater(t, s.Cycles, end+60_000, "the run outlasts the incast by enough to recover")
-		var sent0 []pcapio.Packet
-		for name, ps := range modeltest.ByInterface(modeltest.Packets(t, cfg.OutDir)) {
-			if strings.HasPrefix(name, "nic0.out0") {
-				sent0 = append(sent0, ps...)
-			}
-		}
+		sent0 := b.Out("nic0.out0")
 		r := result{rate(sent0, 10_000, crossFrom), rate(sent0, crossFrom+10_000, end), rate(sent0, end+40_000, end+60_000)}
 		t.Logf("%d CE marks, %d CNPs; nic0 bytes/cycle: %.2f before the incast, %.2f during, %.2f from 40k cycles after",
 			marks, sent, r.pre, r.cong, r.rec)
@@ -194,24 +184,21 @@ PFC_REFRESH = 1000`
 // the counters of both sides equal, the workload complete, nothing lost.
 func TestNICSwitchPFC(t *testing.T) {
 	const crossFrom, crossFor = 40_000, 40_000
-	sc := modeltest.Scenario(t, fmt.Sprintf(pfcTOML, crossFrom, crossFor/(188+188), 600,
+	b, _ := runScenario(t, fmt.Sprintf(pfcTOML, crossFrom, crossFor/(188+188), 600,
 		generator.NICSwitchNIC(64, pfcCSR, "")))
-	cfg := modeltest.Config(t, sc, 1)
-	s, err := modeltest.Run(t, cfg)
-	modeltest.RequirePass(t, s, err)
-	xoff := modeltest.Counter(t, s, "sw", "port0.tx_pfc")
-	got := modeltest.Counter(t, s, "nic0", "rx_pfc")
-	named := modeltest.Counter(t, s, "nic0", "rx_pause_prio3")
-	paused := modeltest.Counter(t, s, "nic0", "paused_cycles_prio3")
+	xoff := b.Counter("sw.port0.tx_pfc")
+	got := b.Counter("nic0.rx_pfc")
+	named := b.Counter("nic0.rx_pause_prio3")
+	paused := b.Counter("nic0.paused_cycles_prio3")
 	t.Logf("the switch sent nic0 %d PFC frames; nic0 took %d, paused %d cycles", xoff, got, paused)
 	require.Positive(t, xoff, "the switch sent PFC frames to nic0")
 	require.Equal(t, xoff, got, "nic0 took every one")
 	require.Equal(t, xoff, named, "each of priority 3")
 	require.Positive(t, paused, "nic0 paused priority 3")
-	require.Zero(t, modeltest.Counter(t, s, "nic0", "paused_cycles_prio0"), "and nothing else")
+	require.Zero(t, b.Counter("nic0.paused_cycles_prio0"), "and nothing else")
 	for p := range 4 {
 		for q := range 8 {
-			require.Zero(t, modeltest.Counter(t, s, "sw", fmt.Sprintf("port%d.drop_tail[%d]", p, q)), "lossless")
+			require.Zero(t, b.Counter(fmt.Sprintf("sw.port%d.drop_tail[%d]", p, q)), "lossless")
 		}
 	}
 }

@@ -42,6 +42,8 @@ import (
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
 	"github.com/rocesim/cosim/golden/wirecheck"
+	"github.com/rocesim/cosim/harness/device/nicdev"
+	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
 var nicSeed = flag.Uint64("nic.seed", 1, "seed of the NIC model tests' workload and loss")
@@ -166,16 +168,56 @@ func nicNodeConfig(mac [6]byte, ip netip.Addr) rc.NodeConfig {
 // before they are loaded.
 func startNIC(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig)) *nicRun {
 	t.Helper()
-	return startNICAs(t, width, seed, nq, tweak, false)
+	return startNICNodes(t, width, seed, nq, tweak, nil)
 }
 
-// startNICAs is startNIC; with mirror, the DUT takes the peer's identity
-// (MAC, IP, QPs and PSNs), so that two DUTs started with the same seed, one
-// mirrored, are each other's peer.
-func startNICAs(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
-	mirror bool) *nicRun {
-	t.Helper()
-	return startNICNodes(t, width, seed, nq, tweak, mirror, nil)
+// nicSources draws the READ sources (random bytes at nicReadBase) of the
+// DUT's memory and of the peer's.
+func nicSources(rng *rand.Rand) (dut, peer []byte) {
+	dut, peer = make([]byte, nicReadSpan), make([]byte, nicReadSpan)
+	for _, b := range [][]byte{dut, peer} {
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+	}
+	return dut, peer
+}
+
+// nicMRs are the regions both sides register, in MR slot order: the WRITE
+// targets and the READ sources.
+func nicMRs() []rc.MemoryRegion {
+	return []rc.MemoryRegion{
+		{Base: nicWriteBase, Length: 0x10_0000 * uint64(nicQPS), RKey: nicWriteKey, Access: rc.AccessRemoteWrite},
+		{Base: nicReadBase, Length: nicReadSpan, RKey: nicReadKey, Access: rc.AccessRemoteRead},
+	}
+}
+
+// nicQPPairs draws nq QP pairs, the DUT's side d and the peer's p (each
+// the other's remote): path MTUs, PSNs (the DUT's receive PSN about to
+// wrap), small windows on every fourth; tweak, if not nil, may change
+// pair q.
+func nicQPPairs(rng *rand.Rand, nq int, tweak func(q int, d, p *rc.QPConfig)) (d, p []rc.QPConfig) {
+	pmtus := []int{256, 512, 1024, 2048, 4096}
+	for q := range nq {
+		pmtu := pmtus[rng.IntN(len(pmtus))]
+		dq := rc.QPConfig{QPN: roce.QPN(0x100 + q), RemoteQPN: roce.QPN(0x200 + q), RemoteMAC: nicPeerMAC,
+			RemoteIP: nicPeerIP, SendPSN: roce.PSN(rng.IntN(1 << 24)), RecvPSN: roce.PSN(0xFFFFF0).Add(rng.IntN(32)),
+			PMTU: pmtu, Timeout: 4, RetryCnt: 7, RNRRetry: 7, MinRNRTimer: 1, UDPSrcPort: uint16(0xC000 + q),
+			Access: rc.AccessRemoteWrite | rc.AccessRemoteRead, MaxReads: nicMaxReads, SQDepth: nicSQDepth,
+			RQDepth: nicRQDepth}
+		pq := rc.QPConfig{QPN: dq.RemoteQPN, RemoteQPN: dq.QPN, RemoteMAC: nicDUTMAC, RemoteIP: nicDUTIP,
+			SendPSN: dq.RecvPSN, RecvPSN: dq.SendPSN, PMTU: pmtu, Timeout: 4, RetryCnt: 7, RNRRetry: 7,
+			MinRNRTimer: 1, UDPSrcPort: uint16(0xD000 + q), Access: rc.AccessRemoteWrite | rc.AccessRemoteRead,
+			MaxReads: nicMaxReads, SQDepth: nicSQDepth, RQDepth: nicRQDepth}
+		if q%4 == 3 {
+			dq.Window, pq.Window = 8, 8 // small windows: AckReq inside messages
+		}
+		if tweak != nil {
+			tweak(q, &dq, &pq)
+		}
+		d, p = append(d, dq), append(p, pq)
+	}
+	return d, p
 }
 
 // startNICModel starts the NIC model of width bits, closed at the test's
@@ -201,10 +243,10 @@ func startNICModel(t *testing.T, width int) *cosim.Model {
 	return m
 }
 
-// startNICNodes is startNICAs; nodeTweak, if not nil, may change the node
+// startNICNodes is startNIC; nodeTweak, if not nil, may change the node
 // configurations (DUT side d, peer side p) before anything starts.
 func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q int, d, p *rc.QPConfig),
-	mirror bool, nodeTweak func(d, p *rc.NodeConfig)) *nicRun {
+	nodeTweak func(d, p *rc.NodeConfig)) *nicRun {
 	t.Helper()
 	m := startNICModel(t, width)
 
@@ -216,9 +258,6 @@ func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q in
 	}
 	tc := nic.TimedConfig{DataWidth: width, DMALatency: nicDMALatency}
 	dutCfg, peerCfg := nicNodeConfig(nicDUTMAC, nicDUTIP), nicNodeConfig(nicPeerMAC, nicPeerIP)
-	if mirror {
-		dutCfg, peerCfg = peerCfg, dutCfg
-	}
 	dutCfg.DataWidth, peerCfg.DataWidth = width, width // pause quanta in the model's cycles
 	if nodeTweak != nil {
 		nodeTweak(&dutCfg, &peerCfg)
@@ -234,53 +273,24 @@ func startNICNodes(t *testing.T, width int, seed uint64, nq int, tweak func(q in
 
 	// memory: READ sources and the peer's sources random, the rest zero
 	var mem []cosim.Mem
-	src := make([]byte, nicReadSpan)
-	for i := range src {
-		src[i] = byte(r.rng.Uint32())
-	}
+	src, psrc := nicSources(r.rng)
 	for off := 0; off < len(src); off += 0x8000 {
 		mem = append(mem, cosim.Mem{Addr: nicReadBase + uint64(off), Data: src[off : off+0x8000]})
 	}
 	r.twinMem.Write(nicReadBase, src)
-	psrc := make([]byte, nicReadSpan)
-	for i := range psrc {
-		psrc[i] = byte(r.rng.Uint32())
-	}
 	r.peerMem.Write(nicReadBase, psrc)
 
 	// CSRs: node, MRs, QPs (slots in order: golden adds them in that order)
 	writes, err := nic.NodeConfigWrites(dutCfg)
 	require.NoError(t, err)
-	mrs := []rc.MemoryRegion{
-		{Base: nicWriteBase, Length: 0x10_0000 * uint64(nicQPS), RKey: nicWriteKey, Access: rc.AccessRemoteWrite},
-		{Base: nicReadBase, Length: nicReadSpan, RKey: nicReadKey, Access: rc.AccessRemoteRead},
-	}
-	for i, mr := range mrs {
+	for i, mr := range nicMRs() {
 		writes = append(writes, nic.MRWrites(i, mr)...)
 		require.NoError(t, twinNode.RegisterMR(mr))
 		require.NoError(t, peerNode.RegisterMR(mr))
 	}
-	pmtus := []int{256, 512, 1024, 2048, 4096}
-	for q := range nq {
-		pmtu := pmtus[r.rng.IntN(len(pmtus))]
-		d := rc.QPConfig{QPN: roce.QPN(0x100 + q), RemoteQPN: roce.QPN(0x200 + q), RemoteMAC: nicPeerMAC,
-			RemoteIP: nicPeerIP, SendPSN: roce.PSN(r.rng.IntN(1 << 24)), RecvPSN: roce.PSN(0xFFFFF0).Add(r.rng.IntN(32)),
-			PMTU: pmtu, Timeout: 4, RetryCnt: 7, RNRRetry: 7, MinRNRTimer: 1, UDPSrcPort: uint16(0xC000 + q),
-			Access: rc.AccessRemoteWrite | rc.AccessRemoteRead, MaxReads: nicMaxReads, SQDepth: nicSQDepth,
-			RQDepth: nicRQDepth}
-		p := rc.QPConfig{QPN: d.RemoteQPN, RemoteQPN: d.QPN, RemoteMAC: nicDUTMAC, RemoteIP: nicDUTIP,
-			SendPSN: d.RecvPSN, RecvPSN: d.SendPSN, PMTU: pmtu, Timeout: 4, RetryCnt: 7, RNRRetry: 7,
-			MinRNRTimer: 1, UDPSrcPort: uint16(0xD000 + q), Access: rc.AccessRemoteWrite | rc.AccessRemoteRead,
-			MaxReads: nicMaxReads, SQDepth: nicSQDepth, RQDepth: nicRQDepth}
-		if q%4 == 3 {
-			d.Window, p.Window = 8, 8 // small windows: AckReq inside messages
-		}
-		if tweak != nil {
-			tweak(q, &d, &p)
-		}
-		if mirror {
-			d, p = p, d
-		}
+	dqs, pqs := nicQPPairs(r.rng, nq, tweak)
+	for q, d := range dqs {
+		p := pqs[q]
 		w, err := nic.QPConfigWrites(q, d, nicClockHz)
 		require.NoError(t, err)
 		writes = append(writes, w...)
@@ -958,82 +968,97 @@ func TestNICBidirectional(t *testing.T) {
 	}
 }
 
-// Two DUTs, each the other's peer (RTL to RTL), each with its own golden
-// twin fed with what it accepted: both post work requests against the
-// other (the workloads of TestNICBidirectional), frames lost both ways; a
-// frame reaches the other side nicLink cycles after its last beat. Both
-// DUTs must do exactly what their twins do.
+// rtlToRTLTOML is two NICs of width bits joined by links of nicLink cycles
+// that lose 3 % of the frames.
+func rtlToRTLTOML(width int) string {
+	s := "name = \"nic-rtl-to-rtl\"\ncycles = 50_000_000\n"
+	for _, m := range []string{"nic0", "nic1"} {
+		s += fmt.Sprintf("[[model]]\nname = %q\ntop = \"nic\"\ndata_width = %d\n", m, width)
+	}
+	for _, l := range [][2]string{{"nic0", "nic1"}, {"nic1", "nic0"}} {
+		s += fmt.Sprintf("[[link]]\nfrom = \"%s.out0\"\nto = \"%s.in0\"\nlatency = %d\nloss_pct = 3\n", l[0], l[1], nicLink)
+	}
+	return s
+}
+
+// Two DUTs, each the other's peer (RTL to RTL) on a bench, each checked
+// by its golden model frame by frame and cycle by cycle: both post work
+// requests against the other (the workloads of TestNICBidirectional) and
+// the receives for the other's, frames are lost both ways (the links').
+// Every frame, completion and counter is golden's, and so are the QPs'
+// states and both hosts' memory; the workloads made the NICs send, answer
+// READs, ACK and retransmit.
 func TestNICRTLToRTL(t *testing.T) {
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			seed := *nicSeed
 			t.Logf("seed %d (rerun with -args -nic.seed=%d)", seed, seed)
-			a := startNICAs(t, width, seed, 8, nil, false)
-			b := startNICAs(t, width, seed, 8, nil, true)
-			require.Equal(t, a.m.Cycle(), b.m.Cycle())
-			a.lossToPeer, b.lossToPeer = 0.03, 0.03
-			start := a.m.Cycle() + 16
-			aOps := a.workload(start, 40)
-			bOps := a.workload(start, 40)
+			const nq = 8
+			rng := rand.New(rand.NewPCG(seed, uint64(width)))
+			src, _ := nicSources(rng)
+			aQPs, bQPs := nicQPPairs(rng, nq, nil)
+			setup := func(node rc.NodeConfig, qps []rc.QPConfig) nicdev.Setup {
+				s := nicdev.Setup{Node: node, MRs: nicMRs(), QPs: qps}
+				for off := 0; off < len(src); off += 0x8000 {
+					s.Init = append(s.Init, nicdev.MemBlock{Addr: nicReadBase + uint64(off), Data: src[off : off+0x8000]})
+				}
+				return s
+			}
+			b := tb.FromTOML(t, rtlToRTLTOML(width), tb.Seed(seed))
+			nic0 := b.SetUpNIC("nic0", setup(nicNodeConfig(nicDUTMAC, nicDUTIP), aQPs))
+			nic1 := b.SetUpNIC("nic1", setup(nicNodeConfig(nicPeerMAC, nicPeerIP), bQPs))
+			start := max(nic0.Ready(), nic1.Ready()) + 16
+
+			// the workloads' draws, after the setup's as in startNIC
+			w := &nicRun{rng: rng, nq: nq, width: width, dutQP: aQPs}
+			aOps := w.workload(start, 40)
+			bOps := w.workload(start, 40)
 			for i := range bOps {
 				bOps[i].wr.ID |= 1 << 62
 				bOps[i].rr.ID |= 1 << 62
 			}
-			// a's requests and b's receives for them; then the other way
-			for _, o := range aOps {
-				a.dutFrame(1, o.at, nic.AppendSendCommand(nil, a.dutQP[o.q].QPN, o.wr))
+			// each side's requests, then the other side's receives for
+			// them, in the order of their cycles
+			post := func(model string, qps []rc.QPConfig, ops []nicOp) {
+				for _, o := range ops {
+					b.Send(model+".in1", nic.AppendSendCommand(nil, qps[o.q].QPN, o.wr), tb.At(o.at))
+				}
 			}
-			for _, o := range bOps {
-				b.dutFrame(1, o.at, nic.AppendSendCommand(nil, b.dutQP[o.q].QPN, o.wr))
-			}
-			recvs := func(r *nicRun, ops []nicOp) {
+			recvs := func(model string, qps []rc.QPConfig, ops []nicOp) {
+				ops = slices.Clone(ops)
 				slices.SortStableFunc(ops, func(x, y nicOp) int { return cmp.Compare(x.recvAt, y.recvAt) })
 				for _, o := range ops {
 					if o.recvAt != 0 {
-						r.dutFrame(1, o.recvAt, nic.AppendRecvCommand(nil, r.dutQP[o.q].QPN, o.rr))
+						b.Send(model+".in1", nic.AppendRecvCommand(nil, qps[o.q].QPN, o.rr), tb.At(o.recvAt))
 					}
 				}
 			}
-			recvs(b, slices.Clone(aOps))
-			recvs(a, slices.Clone(bOps))
-			// a frame's last beat at x reaches the other side at x + nicLink:
-			// with windows of nicLink cycles, in a later window
-			deliver := func(from, to *nicRun, frames []cosim.Frame) {
-				for _, f := range frames {
-					if from.rng.Float64() < from.lossToPeer {
-						from.lost[1]++
-						continue
+			post("nic0", aQPs, aOps)
+			post("nic1", bQPs, bOps)
+			recvs("nic1", bQPs, aOps)
+			recvs("nic0", aQPs, bOps)
+
+			b.RunUntilIdle(5_000_000)
+			for _, n := range []*tb.NIC{nic0, nic1} {
+				n.CheckQPStates()
+				for _, m := range nicMemRegions(nq) {
+					n.CheckMemory(m.Addr, int(m.Length))
+				}
+			}
+			s := b.Finish()
+			require.Positive(t, s.Matched)
+			require.Equal(t, s.FramesOut, s.Matched, "every frame out matched")
+			require.Positive(t, s.Drops["link_loss"], "frames lost")
+			for _, m := range []string{"nic0", "nic1"} {
+				for _, name := range []string{"tx_packets", "resp_read_responses", "resp_ack", "tx_retransmits"} {
+					var n uint64
+					for q := range nq {
+						n += b.Counter(fmt.Sprintf("%s.qp%d.%s", m, q, name))
 					}
-					to.dutFrame(0, f.LastCycle+nicLink, f.Data)
+					require.NotZero(t, n, "%s: the workload never counted %s", m, name)
 				}
 			}
-			quiet := func(r *nicRun) bool {
-				for p := range r.in {
-					if len(r.in[p]) > 0 {
-						return false
-					}
-				}
-				_, busy := r.twin.Node().NextEvent()
-				return !busy
-			}
-			quietFor := 0
-			for i := 0; quietFor < nicQuietWindows; i++ {
-				require.Less(t, i, 200000, "the run drains")
-				end := a.m.Cycle() + nicLink // so that every arrival is in a later window
-				fa, fb := a.dutWindow(end), b.dutWindow(end)
-				deliver(a, b, fa)
-				deliver(b, a, fb)
-				if quiet(a) && quiet(b) {
-					quietFor++
-				} else {
-					quietFor = 0
-				}
-			}
-			ca := a.check(nicMemRegions(a.nq))
-			cb := b.check(nicMemRegions(b.nq))
-			for _, c := range []map[string]uint64{ca, cb} {
-				covered(t, c, "tx_packets", "resp_read_responses", "resp_ack", "tx_retransmits")
-			}
+			t.Logf("%d cycles, %d frames out, all matched; %d lost", s.Cycles, s.FramesOut, s.Drops["link_loss"])
 		})
 	}
 }
@@ -1076,7 +1101,7 @@ func TestNICCongestion(t *testing.T) {
 			const nq = 2
 			r := startNICNodes(t, width, seed, nq, func(q int, d, p *rc.QPConfig) {
 				d.Timeout, p.Timeout = 12, 12 // 16.8 ms: no ACK timeout while paced
-			}, false, func(d, p *rc.NodeConfig) {
+			}, func(d, p *rc.NodeConfig) {
 				d.DCQCN = cfg
 			})
 			start := r.m.Cycle() + 16

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,11 +21,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocesim/cosim/cosim"
-	"github.com/rocesim/cosim/golden/nic"
 	"github.com/rocesim/cosim/golden/oracle"
 	"github.com/rocesim/cosim/golden/rc"
 	"github.com/rocesim/cosim/golden/roce"
+	"github.com/rocesim/cosim/harness/device/nicdev"
+	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
 // scapyRequest is one request of testdata/nic_scapy.py's SPEC.
@@ -45,24 +46,43 @@ type scapyRequest struct {
 	Expect  string `json:"expect"`
 }
 
-// Requests built by scapy (not by our codec) go to the RTL NIC: a WRITE
-// ONLY into a registered region, a READ, a SEND with immediate, a PSN gap
-// and a WRITE with a bad R_Key. Its answers must be what the RC rules
-// demand, as scapy (testdata/nic_scapy.py, rules written there from the
-// IBA spec) and tshark's InfiniBand dissector read them, and what the
-// golden twin predicts cycle for cycle (finish). Memory and the receive
-// completion are checked against the requests themselves.
+// scapySetup is the NIC of TestNICScapyRequests, as the model tests set
+// it up (startNIC, seed 1 at 64 bits): two QPs, here of path MTU 1024, to
+// the peer, the regions of the model tests, and READ sources of random
+// bytes, which it returns.
+func scapySetup() (nicdev.Setup, []byte) {
+	rng := rand.New(rand.NewPCG(1, 64))
+	src, _ := nicSources(rng)
+	qps, _ := nicQPPairs(rng, 2, func(q int, d, p *rc.QPConfig) { d.PMTU, p.PMTU = 1024, 1024 })
+	s := nicdev.Setup{Node: nicNodeConfig(nicDUTMAC, nicDUTIP), MRs: nicMRs(), QPs: qps}
+	for off := 0; off < len(src); off += 0x8000 {
+		s.Init = append(s.Init, nicdev.MemBlock{Addr: nicReadBase + uint64(off), Data: src[off : off+0x8000]})
+	}
+	return s, src
+}
+
+// Requests built by scapy (not by our codec) go to the RTL NIC, alone on a
+// bench with its network port free: a WRITE ONLY into a registered region,
+// a READ, a SEND with immediate, a PSN gap and a WRITE with a bad R_Key.
+// Its answers must be what the RC rules demand, as scapy
+// (testdata/nic_scapy.py, rules written there from the IBA spec) and
+// tshark's InfiniBand dissector read them, and what the golden model
+// predicts cycle for cycle (the bench checks every frame and counter);
+// its host memory must be golden's. Memory and the receive completion are
+// checked against the requests themselves.
 func TestNICScapyRequests(t *testing.T) {
 	py := oracle.Scapy(t)
 	tshark := oracle.Tshark(t)
-	r := startNIC(t, 64, 1, 2, func(q int, d, p *rc.QPConfig) { d.PMTU, p.PMTU = 1024, 1024 })
-	a, b := r.dutQP[0], r.dutQP[1]
-	start := r.m.Cycle() + 8
+	b := tb.Model(t, "nic_64", tb.Name("nic"))
+	setup, readSrc := scapySetup()
+	host := b.SetUpNIC("nic", setup)
+	a, q1 := setup.QPs[0], setup.QPs[1]
+	start := host.Ready() + 8
 	recv := rc.RecvRequest{ID: 0x5EED, Addr: nicRecvBase, Length: nicSlot}
-	r.dutFrame(1, start, nic.AppendRecvCommand(nil, a.QPN, recv))
+	b.RunTo(start)
+	host.PostRecv(a.QPN, recv)
 
-	readData := make([]byte, 300)
-	r.twinMem.Read(nicReadBase+0x100, readData) // the random READ source the DUT's memory holds too
+	readData := readSrc[0x100 : 0x100+300]
 	writeData, sendData := bytes.Repeat([]byte{0xA5, 0x01, 0x5A}, 34)[:100], []byte("scapy says hello to the RTL NIC, fifty bytes long!")
 	e := uint32(a.RecvPSN)
 	at := func(p roce.PSN, n int) uint32 { return uint32(p.Add(n)) }
@@ -79,8 +99,8 @@ func TestNICScapyRequests(t *testing.T) {
 	for i := range reqs {
 		reqs[i].DestQP, reqs[i].SrcQP = uint32(a.QPN), uint32(a.RemoteQPN)
 	}
-	reqs = append(reqs, scapyRequest{Name: "bad_rkey", Op: "RDMA_WRITE_ONLY", DestQP: uint32(b.QPN), SrcQP: uint32(b.RemoteQPN),
-		PSN: uint32(b.RecvPSN), EPSN: uint32(b.RecvPSN), AckReq: 1, VA: nicWriteBase, RKey: nicBadKey, Len: 16,
+	reqs = append(reqs, scapyRequest{Name: "bad_rkey", Op: "RDMA_WRITE_ONLY", DestQP: uint32(q1.QPN), SrcQP: uint32(q1.RemoteQPN),
+		PSN: uint32(q1.RecvPSN), EPSN: uint32(q1.RecvPSN), AckReq: 1, VA: nicWriteBase, RKey: nicBadKey, Len: 16,
 		Payload: hexOf(make([]byte, 16)), Expect: "nak_access"})
 	spec := map[string]any{"nic_mac": net.HardwareAddr(nicDUTMAC[:]).String(), "nic_ip": nicDUTIP.String(),
 		"peer_mac": net.HardwareAddr(nicPeerMAC[:]).String(), "peer_ip": nicPeerIP.String(),
@@ -95,12 +115,17 @@ func TestNICScapyRequests(t *testing.T) {
 
 	// One request every 400 cycles: each answered before the next comes.
 	for i, f := range readPcap(t, reqPath) {
-		r.dutFrame(0, start+100+400*uint64(i), f)
+		b.Send("nic.in0", f, tb.At(start+100+400*uint64(i)))
 	}
-	r.finish(nicMemRegions(2)) // everything the DUT did equals its golden twin
+	b.RunUntilIdle(100_000)
+	for _, m := range nicMemRegions(2) {
+		host.CheckMemory(m.Addr, int(m.Length)) // every byte the NIC wrote is golden's
+	}
+	host.CheckQPStates() // the bad R_Key's QP as golden's
 
-	require.Len(t, r.dutNet, len(reqs), "one response per request")
-	writePcap(t, respPath, r.dutNet)
+	resps := b.Out("nic.out0")
+	require.Len(t, resps, len(reqs), "one response per request")
+	writePcap(t, respPath, resps)
 	lines := oracle.Run(t, py, script, "check", specPath, respPath)
 	require.Equal(t, len(reqs)+1, len(lines), "%v", lines)
 	for i, req := range reqs {
@@ -117,14 +142,12 @@ func TestNICScapyRequests(t *testing.T) {
 	assert.Equal(t, want, rows)
 
 	// The WRITE and the SEND landed where the requests said; the receive
-	// completed with the SEND's length and immediate.
-	rep, err := r.m.Step(t.Context(), cosim.Window{Target: r.m.Cycle(), MemReads: []cosim.Mem{
-		{Addr: nicWriteBase + 0x40, Length: uint32(len(writeData))}, {Addr: nicRecvBase, Length: uint32(len(sendData))}}})
-	require.NoError(t, err)
-	assert.Equal(t, writeData, rep.MemData[0].Data)
-	assert.Equal(t, sendData, rep.MemData[1].Data)
-	assert.Contains(t, r.dutComp[a.QPN], rc.Completion{QPN: a.QPN, Recv: true, ID: recv.ID, Op: rc.OpSendImm,
+	// completed with the SEND's length and immediate, the only completion.
+	assert.Equal(t, writeData, host.ReadMemory(nicWriteBase+0x40, len(writeData)))
+	assert.Equal(t, sendData, host.ReadMemory(nicRecvBase, len(sendData)))
+	host.ExpectCompletion(rc.Completion{QPN: a.QPN, Recv: true, ID: recv.ID, Op: rc.OpSendImm,
 		Bytes: uint32(len(sendData)), HasImm: true, Imm: 0xCAFEBABE})
+	b.ExpectNone("nic.out1", tb.Any(), 0)
 }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }
@@ -149,7 +172,7 @@ func readPcap(t *testing.T, path string) [][]byte {
 	}
 }
 
-func writePcap(t *testing.T, path string, frames []cosim.Frame) {
+func writePcap(t *testing.T, path string, frames []tb.Received) {
 	t.Helper()
 	f, err := os.Create(path)
 	require.NoError(t, err)

@@ -55,7 +55,7 @@ func TestNICPFC(t *testing.T) {
 				d.Priority = []uint8{pfcPrioA, pfcPrioB}[q]
 				d.DSCP = []uint8{24, 40}[q] // the QP's own, in its IPv4 header
 				d.PMTU, p.PMTU = 4096, 4096 // long frames, to pause in the middle of
-			}, false, func(d, p *rc.NodeConfig) {
+			}, func(d, p *rc.NodeConfig) {
 				d.CNPPriority = pfcPrioA
 			})
 			r.ceToDUT = 0.05 // CNPs from the DUT, of priority A

@@ -36,7 +36,7 @@ func TestNICVLAN(t *testing.T) {
 				if q == 4 {
 					d.VID, p.VID = 0, 0 // priority tagged (VID 0)
 				}
-			}, false, func(d, p *rc.NodeConfig) {
+			}, func(d, p *rc.NodeConfig) {
 				d.CNPPriority = vlanCNPPrio
 			})
 			r.lossToDUT, r.lossToPeer, r.ceToDUT = 0.03, 0.03, 0.05

@@ -6,16 +6,31 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocesim/cosim/harness/engine"
-	"github.com/rocesim/cosim/harness/modeltest"
 	"github.com/rocesim/cosim/harness/scenario/generator"
+	tb "github.com/rocesim/cosim/harness/testbench"
 )
 
+// runScenario runs a scenario's traffic to its end on a bench: Finish
+// fails the test unless every frame out of the switch matched golden at
+// its cycle and every counter agreed; and something must have come out.
+func runScenario(t *testing.T, toml string, seed uint64) (*tb.Bench, *engine.Summary) {
+	t.Helper()
+	b := tb.FromTOML(t, toml, tb.Seed(seed))
+	s := b.Finish()
+	t.Logf("cycles %d, frames in %d out %d matched %d, drops %v", s.Cycles, s.FramesIn, s.FramesOut, s.Matched, s.Drops)
+	require.True(t, s.Pass, "run failed: %s", s.Error)
+	require.Positive(t, s.Matched)
+	require.Equal(t, s.FramesOut, s.Matched, "every frame out matched")
+	return b, s
+}
+
+// 300 frames of constrained-random traffic into each port of the 4-port
+// switch, checked frame by frame and counter by counter against golden.
 func TestSwitchSmall(t *testing.T) {
-	sc := modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, 64, 300, generator.SwitchConfigs[64]))
-	s, err := modeltest.Run(t, modeltest.Config(t, sc, 7))
-	modeltest.RequirePass(t, s, err)
+	runScenario(t, generator.SwitchTraffic("switch4", 4, 64, 300, generator.SwitchConfigs[64]), 7)
 }
 
 // The constrained-random run: 100,000 frames through the 4-port
@@ -26,9 +41,7 @@ func TestSwitchRandom100k(t *testing.T) {
 	}
 	for _, width := range []int{64, 512} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			sc := modeltest.Scenario(t, generator.SwitchTraffic("switch4", 4, width, 25_000, generator.SwitchConfigs[width]))
-			s, err := modeltest.Run(t, modeltest.Config(t, sc, 20261130))
-			modeltest.RequirePass(t, s, err)
+			_, s := runScenario(t, generator.SwitchTraffic("switch4", 4, width, 25_000, generator.SwitchConfigs[width]), 20261130)
 			assert.Equal(t, 100_000, s.FramesIn)
 			// The run exercised what it claims: every drop reason the
 			// traffic asks for, tail drops, ECN marks, PFC frames (64-bit
@@ -111,9 +124,10 @@ const (
 	incastPFCCSR      = "CTRL = 14\nECN_K3 = 4000\nMTU = 1518\nPFC_XOFF = 2000\nPFC_XON = 1000\nPFC_QUANTA = 200\nPFC_REFRESH = 800"
 )
 
-func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
+// sumCounter sums a counter of the switch over its ports.
+func sumCounter(b *tb.Bench, name string, ports int) (n uint64) {
 	for p := range ports {
-		n += s.Counters["sw"][fmt.Sprintf("port%d.%s", p, name)].DUT
+		n += b.Counter(fmt.Sprintf("sw.port%d.%s", p, name))
 	}
 	return n
 }
@@ -121,22 +135,18 @@ func sumCounter(s *engine.Summary, name string, ports int) (n uint64) {
 // Incast without PFC: the egress overflows and drops exactly where the
 // golden model says; ECN marks start at the threshold.
 func TestSwitchIncastTailDrop(t *testing.T) {
-	sc := modeltest.Scenario(t, incast(incastTailDropCSR, false))
-	s, err := modeltest.Run(t, modeltest.Config(t, sc, 3))
-	modeltest.RequirePass(t, s, err)
-	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.drop_tail[3]"), "the egress overflows")
-	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.ecn_marked[3]"))
-	assert.Zero(t, sumCounter(s, "tx_pfc", 4))
+	b, _ := runScenario(t, incast(incastTailDropCSR, false), 3)
+	assert.Positive(t, b.Counter("sw.port3.drop_tail[3]"), "the egress overflows")
+	assert.Positive(t, b.Counter("sw.port3.ecn_marked[3]"))
+	assert.Zero(t, sumCounter(b, "tx_pfc", 4))
 }
 
 // Incast with PFC: the switch pauses the three senders before the egress
 // overflows, and they honour it: not one frame is dropped.
 func TestSwitchIncastPFC(t *testing.T) {
-	sc := modeltest.Scenario(t, incast(incastPFCCSR, true))
-	s, err := modeltest.Run(t, modeltest.Config(t, sc, 3))
-	modeltest.RequirePass(t, s, err)
-	assert.Zero(t, modeltest.Counter(t, s, "sw", "port3.drop_tail[3]"), "lossless")
-	assert.Positive(t, sumCounter(s, "tx_pfc", 4), "PFC frames sent")
-	assert.Positive(t, modeltest.Counter(t, s, "sw", "port3.ecn_marked[3]"))
-	assert.EqualValues(t, 4540, sumCounter(s, "rx_frames", 4), "every frame arrived")
+	b, _ := runScenario(t, incast(incastPFCCSR, true), 3)
+	assert.Zero(t, b.Counter("sw.port3.drop_tail[3]"), "lossless")
+	assert.Positive(t, sumCounter(b, "tx_pfc", 4), "PFC frames sent")
+	assert.Positive(t, b.Counter("sw.port3.ecn_marked[3]"))
+	assert.EqualValues(t, 4540, sumCounter(b, "rx_frames", 4), "every frame arrived")
 }
