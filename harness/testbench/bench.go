@@ -176,10 +176,12 @@ func FromTOML(t T, toml string, opts ...Option) *Bench {
 	return start(t, "FromTOML", sc, apply(opts))
 }
 
-// FromFile starts a bench of a scenario file.
+// FromFile starts a bench of a scenario file, or, when no file has that
+// name, of the built-in scenario of that name ("fabric"; cosim scenarios
+// lists them).
 func FromFile(t T, path string, opts ...Option) *Bench {
 	t.Helper()
-	sc, err := scenario.Load(path)
+	sc, err := scenario.Open(path)
 	if err != nil {
 		t.Fatalf("testbench.FromFile(%q): %v", path, err)
 	}

@@ -451,3 +451,19 @@ func TestCounter(t *testing.T) {
 	}
 	assert.Empty(t, r.errs, "the golden check passed")
 }
+
+// Default runs the built-in default scenario (two NICs through the switch,
+// the RDMA workload to its end); FromFile takes a built-in name where no
+// file has it, and says what there is when neither does.
+func TestDefaultAndBuiltinNames(t *testing.T) {
+	b := tb.Default(t)
+	s := b.Finish()
+	assert.True(t, s.Pass)
+	assert.Equal(t, "default", s.Scenario)
+	assert.NotEmpty(t, s.Flows, "the workload's flows")
+	assert.Positive(t, b.Counter("nic0.qp0.tx_packets"))
+
+	r := &recorder{T: t}
+	msg := r.fatal(func() { tb.FromFile(r, "no-such-scenario") })
+	assert.Contains(t, msg, `testbench.FromFile("no-such-scenario"): no-such-scenario: no such file, nor a built-in scenario (built-in: default, fabric`)
+}

@@ -11,6 +11,7 @@
 //
 //	b := testbench.Model(t, "switch4_64", testbench.Name("sw"))   // one model, its ports free
 //	b := testbench.FromFile(t, "testdata/two_nics.toml")          // a scenario file
+//	b := testbench.FromFile(t, "fabric")                          // a built-in scenario, by name
 //	b := testbench.FromTOML(t, text)                              // a scenario written in the test
 //	b := testbench.New(t, sc)                                     // a scenario built in code
 //	b := testbench.Default(t)                                     // the built-in default scenario
