@@ -135,10 +135,11 @@ func TestFabric(t *testing.T) {
 
 // The same fabric with PFC off in every switch: the incast overflows
 // leaf0's port to n0, and go-back-N recovers every loss, every frame as
-// golden predicts.
+// golden predicts. Shorter (60 messages), and with the ACK timeout a lossy
+// fabric wants (1 ms, not 16.8): a lost last packet waits for it.
 func TestFabricWithoutPFC(t *testing.T) {
 	sum, _ := fabricRun(t, "1", "messages = 500", "messages = 60", "messages = 70", "messages = 20",
-		"CTRL = 14 ", "CTRL = 2 ")
+		"CTRL = 14 ", "CTRL = 2 ", "timeout = 12 ", "timeout = 8 ")
 	assert.Positive(t, fabricDrops(sum), "the switches drop frames")
 	assert.Zero(t, counter(sum, "leaf0", "tx_pfc")+counter(sum, "leaf1", "tx_pfc")+counter(sum, "spine", "tx_pfc"), "no PFC frame")
 	var retx uint64

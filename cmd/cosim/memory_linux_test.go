@@ -3,10 +3,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,19 +35,53 @@ max_size = 128
 }
 
 // peakRSS runs `cosim run` on memoryScenario(frames) with no captures and
-// returns the peak resident memory of the command and the model it
-// reaped, in MiB, and how long the run took.
+// returns the peak resident memory of the command, in MiB, and how long
+// the run took. The peak is the process's VmHWM, read while it runs:
+// wait4's ru_maxrss would report the test process's own size, since Go
+// starts children with vfork and the kernel counts the parent's memory at
+// the child's exec.
 func peakRSS(tb testing.TB, models string, frames int) (float64, time.Duration) {
 	tb.Helper()
 	dir := tb.TempDir()
 	scen := filepath.Join(dir, "memory.toml")
 	require.NoError(tb, os.WriteFile(scen, []byte(memoryScenario(frames)), 0o644))
 	cmd := self(tb, "run", scen, "--no-pcap", "--out", filepath.Join(dir, "out"), "--models", models)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	require.NoError(tb, err, "%s", out)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return float64(ru.Maxrss) / 1024, time.Since(start) // Maxrss is in KiB
+	require.NoError(tb, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	var peakKiB uint64
+	for {
+		select {
+		case err := <-done:
+			require.NoError(tb, err, "%s", out.String())
+			require.Positive(tb, peakKiB, "VmHWM never read")
+			return float64(peakKiB) / 1024, time.Since(start)
+		case <-time.After(5 * time.Millisecond):
+			if v, ok := vmHWM(status); ok {
+				peakKiB = max(peakKiB, v)
+			}
+		}
+	}
+}
+
+// vmHWM reads the peak resident set size, in KiB, from a /proc status
+// file (proc(5)).
+func vmHWM(path string) (uint64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // A run's memory does not grow with its length: traffic is drawn a window
