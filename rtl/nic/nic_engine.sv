@@ -427,7 +427,7 @@ logic [15:0] host_len_q [HOST_DEPTH];
 int          host_head_q, host_head_d, host_n_q, host_n_d;
 // completions: a cycle may complete any number of WQEs (an ACK of many, a
 // flush), and the oldest leaves the same cycle. The FIFO's storage cq_q is
-// written only at the edge, each entry by its own port (g_cq): `complete`
+// written only at the edge, each entry by its own port (cq_store): `complete`
 // puts a push at its FIFO position i in cq_w and sets cq_we[i]. Entries of
 // cq_w not pushed this cycle are stale and never read: no next-state copy
 // of the whole FIFO.
@@ -1820,10 +1820,16 @@ always_comb begin
     end
 end
 
-// the completion FIFO's storage: entry k is written when pushed this cycle
-for (genvar k = 0; k < CQ_DEPTH; k++) begin : g_cq
-    always_ff @(posedge clk) begin
-        if (cq_we[k]) cq_q[k] <= cq_w[k];
+// the completion FIFO's storage: entry k is written when pushed this cycle.
+// Blocking writes (BLKSEQ waived, as in rtl/switch/switch_buffer.sv): only
+// next_state reads cq_q, after the edge, so this is a nonblocking write in
+// effect. A nonblocking write per entry cost the simulator a set/test/clear
+// of 128 delayed-write flags in every cycle; most cycles push nothing.
+always_ff @(posedge clk) begin : cq_store
+    if (cq_we != '0) begin
+        /* verilator lint_off BLKSEQ */
+        for (int k = 0; k < CQ_DEPTH; k++) if (cq_we[k]) cq_q[k] = cq_w[k];
+        /* verilator lint_on BLKSEQ */
     end
 end
 
