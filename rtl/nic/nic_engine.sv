@@ -1838,13 +1838,19 @@ end
 // (golden/nic NodeConfigWrites sets CTRL bit 1 exactly then): with CTRL bit
 // 1 clear, line_rate is 0 and the reaction points do nothing (hold, ticks 0).
 for (genvar q = 0; q < QPS; q++) begin : g_rp
+    // The outputs the engine does not read are untraced, so that the
+    // simulator drops them rather than compute them for every slot in
+    // every cycle (a traced signal is kept, read or not).
+    /* verilator tracing_off */
     /* verilator lint_off UNUSEDSIGNAL */
     logic        paced_u, timer_valid;
     logic [31:0] rate_u, target_u, t_u, bc_u, timer_in_u;
     logic [16:0] alpha_u;
-    logic        active_u, alpha_tick, inc_tick;
+    logic        active_u;
     logic [31:0] pace_u;
     /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator tracing_on */
+    logic        alpha_tick, inc_tick;
     nic_dcqcn_rp #(
         .BYTES_WIDTH(16), .BC_EVENTS(4), .SENT_LATE(1)
     ) u_rp (
