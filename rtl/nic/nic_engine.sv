@@ -236,6 +236,8 @@ module nic_engine #(
     // counter increments of the previous cycle (nic_csr)
     output logic      [NODE_CNT-1:0][INC_WIDTH-1:0]       node_cnt_inc,
     output logic      [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_cnt_inc,
+    // high whenever qp_cnt_inc is not all zero (nic_csr's qp_cnt_any)
+    output logic                                          qp_cnt_any,
 
     // nothing waits: no completion, no job, no timer armed, no work pending
     output logic                                          idle
@@ -1812,6 +1814,7 @@ always_comb begin
     cq_imm        = r_cq.imm;
     node_cnt_inc  = r_node_inc;
     qp_cnt_inc    = r_qp_inc;
+    qp_cnt_any    = r_inc_on;
     idle          = r_idle;
     for (int q = 0; q < QPS; q++) begin
         qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
