@@ -160,7 +160,10 @@ module nic_csr #(
 
     // counter increments of this cycle; qp_cnt_inc[q][0..5] are ignored
     input  wire logic [NODE_CNT-1:0][INC_WIDTH-1:0]      node_cnt_inc,
-    input  wire logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_cnt_inc
+    input  wire logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_cnt_inc,
+    // high whenever qp_cnt_inc is not all zero (it may be high when it is):
+    // spares the counters a test of all QPS*QP_CNT*INC_WIDTH bits per cycle
+    input  wire logic                                    qp_cnt_any
 );
 
     localparam logic [31:0] ID_VALUE = 32'h4E43_0001;
@@ -470,7 +473,7 @@ module nic_csr #(
                     ncnt_q[n] = ncnt_q[n] + 32'(node_cnt_inc[n]);
                 end
             end
-            if (|qp_cnt_inc) begin
+            if (qp_cnt_any) begin
                 for (int q = 0; q < QPS; q++) begin
                     if (|qp_cnt_inc[q][QP_CNT-1:QP_FIRST]) begin
                         for (int n = QP_FIRST; n < QP_CNT; n++) begin
@@ -492,8 +495,11 @@ module nic_csr #(
     end
     /* verilator lint_on BLKSEQ */
 
-    // rc counts counters 0..5 on the node, never on a QP
+    // rc counts counters 0..5 on the node, never on a QP. Untraced: the
+    // simulator then drops it instead of computing it in every cycle.
+    /* verilator tracing_off */
     logic unused_inc;
+    /* verilator tracing_on */
     always_comb begin
         unused_inc = 1'b0;
         for (int q = 0; q < QPS; q++) begin

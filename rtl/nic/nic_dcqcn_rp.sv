@@ -152,9 +152,15 @@ module nic_dcqcn_rp #(
     input  wire logic                   sent,
     input  wire logic [BYTES_WIDTH-1:0] sent_bytes,
 
-    // outputs (see the header for the events each one includes)
+    // outputs (see the header for the events each one includes). Those
+    // nic_engine leaves open are untraced: there the simulator drops them
+    // instead of computing them per slot and cycle (a traced signal is
+    // kept); the state registers below stay traced.
+    /* verilator tracing_off */
     output logic                        paced,
+    /* verilator tracing_on */
     output logic                        hold,
+    /* verilator tracing_off */
     output logic      [31:0]            rate,
     output logic      [31:0]            target,
     output logic      [16:0]            alpha,
@@ -164,6 +170,7 @@ module nic_dcqcn_rp #(
     output logic      [CYC_WIDTH-1:0]   pace_cycles,
     output logic                        timer_valid,
     output logic      [31:0]            timer_in,
+    /* verilator tracing_on */
     output logic                        alpha_tick,
     output logic                        inc_tick
 );

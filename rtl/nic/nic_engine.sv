@@ -236,6 +236,8 @@ module nic_engine #(
     // counter increments of the previous cycle (nic_csr)
     output logic      [NODE_CNT-1:0][INC_WIDTH-1:0]       node_cnt_inc,
     output logic      [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_cnt_inc,
+    // high whenever qp_cnt_inc is not all zero (nic_csr's qp_cnt_any)
+    output logic                                          qp_cnt_any,
 
     // nothing waits: no completion, no job, no timer armed, no work pending
     output logic                                          idle
@@ -427,7 +429,7 @@ logic [15:0] host_len_q [HOST_DEPTH];
 int          host_head_q, host_head_d, host_n_q, host_n_d;
 // completions: a cycle may complete any number of WQEs (an ACK of many, a
 // flush), and the oldest leaves the same cycle. The FIFO's storage cq_q is
-// written only at the edge, each entry by its own port (g_cq): `complete`
+// written only at the edge, each entry by its own port (cq_store): `complete`
 // puts a push at its FIFO position i in cq_w and sets cq_we[i]. Entries of
 // cq_w not pushed this cycle are stale and never read: no next-state copy
 // of the whole FIFO.
@@ -1812,6 +1814,7 @@ always_comb begin
     cq_imm        = r_cq.imm;
     node_cnt_inc  = r_node_inc;
     qp_cnt_inc    = r_qp_inc;
+    qp_cnt_any    = r_inc_on;
     idle          = r_idle;
     for (int q = 0; q < QPS; q++) begin
         qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
@@ -1820,10 +1823,16 @@ always_comb begin
     end
 end
 
-// the completion FIFO's storage: entry k is written when pushed this cycle
-for (genvar k = 0; k < CQ_DEPTH; k++) begin : g_cq
-    always_ff @(posedge clk) begin
-        if (cq_we[k]) cq_q[k] <= cq_w[k];
+// the completion FIFO's storage: entry k is written when pushed this cycle.
+// Blocking writes (BLKSEQ waived, as in rtl/switch/switch_buffer.sv): only
+// next_state reads cq_q, after the edge, so this is a nonblocking write in
+// effect. A nonblocking write per entry cost the simulator a set/test/clear
+// of 128 delayed-write flags in every cycle; most cycles push nothing.
+always_ff @(posedge clk) begin : cq_store
+    if (cq_we != '0) begin
+        /* verilator lint_off BLKSEQ */
+        for (int k = 0; k < CQ_DEPTH; k++) if (cq_we[k]) cq_q[k] = cq_w[k];
+        /* verilator lint_on BLKSEQ */
     end
 end
 
@@ -1832,13 +1841,19 @@ end
 // (golden/nic NodeConfigWrites sets CTRL bit 1 exactly then): with CTRL bit
 // 1 clear, line_rate is 0 and the reaction points do nothing (hold, ticks 0).
 for (genvar q = 0; q < QPS; q++) begin : g_rp
+    // The outputs the engine does not read are untraced, so that the
+    // simulator drops them rather than compute them for every slot in
+    // every cycle (a traced signal is kept, read or not).
+    /* verilator tracing_off */
     /* verilator lint_off UNUSEDSIGNAL */
     logic        paced_u, timer_valid;
     logic [31:0] rate_u, target_u, t_u, bc_u, timer_in_u;
     logic [16:0] alpha_u;
-    logic        active_u, alpha_tick, inc_tick;
+    logic        active_u;
     logic [31:0] pace_u;
     /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator tracing_on */
+    logic        alpha_tick, inc_tick;
     nic_dcqcn_rp #(
         .BYTES_WIDTH(16), .BC_EVENTS(4), .SENT_LATE(1)
     ) u_rp (

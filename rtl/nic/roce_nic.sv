@@ -197,6 +197,7 @@ logic [QPS-1:0]           qp_load;
 logic [QPS-1:0][1:0]      qp_state;
 logic [NODE_CNT-1:0][INC_WIDTH-1:0]        node_inc, eng_node_inc;
 logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] qp_inc;
+logic                                      qp_inc_any;   // qp_inc may be non-zero
 
 nic_csr #(
     .QPS(QPS), .MRS(MRS), .DATA_WIDTH(DATA_WIDTH), .MAX_READS(MAX_READS), .INC_WIDTH(INC_WIDTH)
@@ -216,7 +217,7 @@ nic_csr #(
     .qp_retry_cnt(c_retry), .qp_rnr_retry(c_rnr), .qp_min_rnr_timer(c_minrnr), .qp_udp_src(c_udp),
     .qp_access(c_acc), .qp_window(c_win), .qp_max_reads(c_maxrd), .qp_prio(c_prio), .qp_dscp(c_dscp), .qp_vlan(c_vlan),
     .qp_load(qp_load), .qp_state(qp_state),
-    .node_cnt_inc(node_inc), .qp_cnt_inc(qp_inc)
+    .node_cnt_inc(node_inc), .qp_cnt_inc(qp_inc), .qp_cnt_any(qp_inc_any)
 );
 
 // ---- receive front end ----
@@ -392,7 +393,7 @@ nic_engine #(
     .rxj_valid(rxj_valid), .rxj_wr(rxj_wr), .rxj_addr(rxj_addr), .rxj_len(rxj_len), .rxj_buf(rxj_buf),
     .cq_valid(cq_valid), .cq_recv(cq_recv), .cq_op(cq_op), .cq_status(cq_status), .cq_has_imm(cq_has_imm),
     .cq_qpn(cq_qpn), .cq_id(cq_id), .cq_bytes(cq_bytes), .cq_imm(cq_imm),
-    .node_cnt_inc(eng_node_inc), .qp_cnt_inc(qp_inc), .idle(eng_idle)
+    .node_cnt_inc(eng_node_inc), .qp_cnt_inc(qp_inc), .qp_cnt_any(qp_inc_any), .idle(eng_idle)
 );
 
 // ---- transmit: nic_tx_build, and in2 frames at their slot ----

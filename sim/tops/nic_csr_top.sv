@@ -186,7 +186,8 @@ module nic_csr_top #(
         .qp_load              (qp_load),
         .qp_state             (state_q),
         .node_cnt_inc         (ninc_q),
-        .qp_cnt_inc           (qinc_q)
+        .qp_cnt_inc           (qinc_q),
+        .qp_cnt_any           (|qinc_q)
     );
 
     // ---- in0: records ----
