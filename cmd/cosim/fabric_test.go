@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,21 +56,12 @@ func counter(sum *engine.Summary, model, prefix string, ports ...string) uint64 
 		if !strings.HasPrefix(key, prefix) {
 			continue
 		}
-		if len(ports) > 0 && !contains(ports, scope) {
+		if len(ports) > 0 && !slices.Contains(ports, scope) {
 			continue
 		}
 		n += p.DUT
 	}
 	return n
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var fabricSwitches = []string{"leaf0", "leaf1", "spine"}

@@ -780,6 +780,20 @@ func (r *nicRun) workload(start uint64, perQP int) []nicOp {
 	return ops
 }
 
+// bothWays schedules perQP work requests per QP from each side against
+// the other from start (the DUT's drawn first), the peer's IDs with bit
+// 62 set so that the two sides' never coincide.
+func (r *nicRun) bothWays(start uint64, perQP int) {
+	dutOps := r.workload(start, perQP)
+	peerOps := r.workload(start, perQP)
+	for i := range peerOps {
+		peerOps[i].wr.ID |= 1 << 62
+		peerOps[i].rr.ID |= 1 << 62
+	}
+	r.schedule(dutOps, true)
+	r.schedule(peerOps, false)
+}
+
 // schedule queues ops. dutRequests: the DUT posts the work requests (on
 // in1 at their cycle) and the peer the receives; else the other way round.
 func (r *nicRun) schedule(ops []nicOp, dutRequests bool) {
@@ -954,14 +968,7 @@ func TestNICBidirectional(t *testing.T) {
 			r := startNIC(t, width, seed, 8, nil)
 			r.lossToDUT, r.lossToPeer, r.ceToDUT = 0.03, 0.03, 0.02
 			start := r.m.Cycle() + 16
-			dutOps := r.workload(start, 40)
-			peerOps := r.workload(start, 40)
-			for i := range peerOps {
-				peerOps[i].wr.ID |= 1 << 62
-				peerOps[i].rr.ID |= 1 << 62
-			}
-			r.schedule(dutOps, true)
-			r.schedule(peerOps, false)
+			r.bothWays(start, 40)
 			c := r.finish(nicMemRegions(r.nq))
 			covered(t, c, "tx_packets", "resp_read_responses", "resp_ack", "tx_retransmits", "resp_nak_seq")
 		})

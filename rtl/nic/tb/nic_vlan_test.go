@@ -41,14 +41,7 @@ func TestNICVLAN(t *testing.T) {
 			})
 			r.lossToDUT, r.lossToPeer, r.ceToDUT = 0.03, 0.03, 0.05
 			start := r.m.Cycle() + 16
-			dutOps := r.workload(start, 30)
-			peerOps := r.workload(start, 30)
-			for i := range peerOps {
-				peerOps[i].wr.ID |= 1 << 62
-				peerOps[i].rr.ID |= 1 << 62
-			}
-			r.schedule(dutOps, true)
-			r.schedule(peerOps, false)
+			r.bothWays(start, 30)
 			c := r.finish(nicMemRegions(r.nq))
 			covered(t, c, "tx_packets", "resp_read_responses", "resp_ack", "tx_cnp", "rx_packets")
 
