@@ -412,7 +412,7 @@ logic [QPS-1:0] pend_q;
 // its hold (golden `paced() && now < nextSend`) and timer ticks in the cycle
 // itself; the packet decided at t reaches it as `sent` in t+1 (SENT_LATE).
 logic        rp_hold  [QPS];
-logic        rp_tick  [QPS];   // a DCQCN timer of the QP fired at the start of this cycle
+logic [QPS-1:0] rp_tick;      // a DCQCN timer of the QP fired at the start of this cycle
 
 // ---- per-QP memories, written through the ports below ----
 wqe_t        sq_q     [QPS][SQ_DEPTH];
@@ -1609,20 +1609,15 @@ always_ff @(posedge clk) begin : cycle
     end else begin
         now = now_q;
         got = 1'b0;
-        d = '0;
         any = 1'b0;
         pending = 1'b0;
         v_d = v_q; err_d = err_q;
         host_head0 = host_head_q; host_n0 = host_n_q;
-        // memory ports: no write unless a rule below writes
-        sq_we = 1'b0; rq_we = 1'b0; p_slot = 0; p_idx = 0; p_wqe = '0; p_rwqe = '0;
-        got_we = 1'b0; got_idx = 0; got_val = '0;
-        resw_we = 1'b0; resw_idx = 0; resw = '0;
-        rjobs_we = 1'b0;
+        // memory ports: no write unless a rule below writes (a port's
+        // index and data are set with its enable and read only then)
+        sq_we = 1'b0; rq_we = 1'b0; got_we = 1'b0; resw_we = 1'b0; rjobs_we = 1'b0; tx_we = 1'b0; pj_we = 1'b0;
         // the receive step's job queue (job_now reads it only then)
         if (rec_valid) rjobs = jobs_q[int'(rec_slot)];
-        tx_we = 1'b0; tx_slot = 0; tx_idx = 0; tx_wdata = '0;
-        pj_we = 1'b0; pj_slot = 0; pj_idx = 0; pj_wdata = '0;
         // the cycle's outputs (the counts start at zero: see the end)
         d_desc_valid = 1'b0;
         d_desc = '0;
@@ -1631,13 +1626,12 @@ always_ff @(posedge clk) begin : cycle
         d_sent = '0;
         d_sent_bytes = '0;
         d_cq_valid = 1'b0;
-        d_cq = '0;
 
         // 1. timers (Node.advance). rp.Advance(now) is nic_dcqcn_rp's own;
         // a reaction-point timer due also sets pend (golden timerAt), in the
         // error state too. Only a QP with its ACK timer or RNR wait on can be
         // due (timer_due), and qp_advance changes no other QP's pend.
-        for (int q = 0; q < QPS; q++) if (rp_tick[q]) pend_q[q] = 1'b1;
+        pend_q = pend_q | rp_tick;
         if ((r_timer_on_q | r_rnr_wait_q) != '0) begin
             for (int q = 0; q < QPS; q++) begin
                 if (timer_due(q, now)) begin
@@ -1832,7 +1826,7 @@ for (genvar q = 0; q < QPS; q++) begin : g_rp
         .t_count(t_u), .bc_count(bc_u), .active(active_u), .pace_cycles(pace_u),
         .timer_valid(timer_valid), .timer_in(timer_in_u), .alpha_tick(alpha_tick), .inc_tick(inc_tick)
     );
-    always_comb rp_tick[q] = alpha_tick || inc_tick;
+    assign rp_tick[q] = alpha_tick || inc_tick;
 end
 
 // ---- Cover points ----
