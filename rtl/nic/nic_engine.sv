@@ -1701,17 +1701,20 @@ always_ff @(posedge clk) begin : cycle
         // ---- registers: v_q, err_q, the memories, the outputs ----
         v_q <= v_d; err_q <= err_d;
         if (host_push && host_n0 < HOST_DEPTH) host_len_q[(host_head0 + host_n0) % HOST_DEPTH] <= host_push_len;
-        // the context of a QP loaded this cycle (golden newQP)
+        // the context of a QP loaded this cycle (golden newQP): written
+        // after every read of this cycle, so blocking writes (no delayed-write
+        // flags to clear and test in every cycle) but for qpn_q, which the QP
+        // table reads
         for (int q = 0; q < QPS; q++) begin
             if (qp_load[q] && !v_q[q]) begin
-                qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] <= cfg_remote_qpn[q]; rmac_q[q] <= cfg_remote_mac[q];
-                rip_q[q] <= cfg_remote_ip[q]; smac_q[q] <= node_mac; sip_q[q] <= node_ip;
+                qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] = cfg_remote_qpn[q]; rmac_q[q] = cfg_remote_mac[q];
+                rip_q[q] = cfg_remote_ip[q]; smac_q[q] = node_mac; sip_q[q] = node_ip;
                 // the QP's own DSCP, else the node's (golden newQP)
-                tos_q[q] <= {cfg_dscp[q] != 6'd0 ? cfg_dscp[q] : dscp, 2'b10}; prio_q[q] <= cfg_prio[q]; vlan_q[q] <= cfg_vlan[q];
-                pmtu_q[q] <= cfg_pmtu_log2[q]; ackcyc_q[q] <= cfg_timeout_cycles[q];
-                retry_q[q] <= cfg_retry_cnt[q]; rnrr_q[q] <= cfg_rnr_retry[q]; minrnr_q[q] <= cfg_min_rnr_timer[q];
-                udp_q[q] <= cfg_udp_src[q]; acc_q[q] <= cfg_access[q]; win_q[q] <= cfg_window[q];
-                ackev_q[q] <= ack_every(cfg_window[q]); nres_q[q] <= reads_in_use(cfg_max_reads[q]);
+                tos_q[q] = {cfg_dscp[q] != 6'd0 ? cfg_dscp[q] : dscp, 2'b10}; prio_q[q] = cfg_prio[q]; vlan_q[q] = cfg_vlan[q];
+                pmtu_q[q] = cfg_pmtu_log2[q]; ackcyc_q[q] = cfg_timeout_cycles[q];
+                retry_q[q] = cfg_retry_cnt[q]; rnrr_q[q] = cfg_rnr_retry[q]; minrnr_q[q] = cfg_min_rnr_timer[q];
+                udp_q[q] = cfg_udp_src[q]; acc_q[q] = cfg_access[q]; win_q[q] = cfg_window[q];
+                ackev_q[q] = ack_every(cfg_window[q]); nres_q[q] = reads_in_use(cfg_max_reads[q]);
             end
         end
         // the memories, in step order (a later step's write to the same
