@@ -302,44 +302,54 @@ module nic_dcqcn_rp #(
     // armed and no pacing count running. Then the state holds and the
     // outputs follow from it alone (the steps below would change nothing):
     // the fast path skips them, as the simulator evaluates this block in
-    // every cycle of every instance.
+    // every cycle of every instance. The fast path does not even compute the
+    // next state: the always_ff loads it only when not quiet, and nothing
+    // else reads the _d values, so they (and the locals) are assigned on the
+    // other path only (LATCH waived: they are no latch that anything reads).
     assign quiet = !sent && !reset_rp && !cnp && !a_arm_q && !i_arm_q && p_rem_q == '0;
 
+    /* verilator lint_off LATCH */
     always_comb begin
         logic [63:0] inc;
         logic [31:0] cutrc;
         sent_t       st;
         logic        paced_pre;
 
-        inc   = 64'd0;
-        cutrc = 32'd0;
-        st    = '0;
-        paced_pre = 1'b0;
-
-        rc_d    = rc_q;
-        rt_d    = rt_q;
-        alpha_d = alpha_q;
-        t_d     = t_q;
-        bc_d    = bc_q;
-        bcb_d   = bcb_q;
-        a_arm_d = a_arm_q;
-        a_rem_d = a_rem_q;
-        i_arm_d = i_arm_q;
-        i_rem_d = i_rem_q;
-        p_rem_d = p_rem_q;
-        bc_over = 1'b0;
-        pace_cycles = '0;
+        bc_over     = 1'b0;
         alpha_tick  = 1'b0;
         inc_tick    = 1'b0;
 
         if (quiet) begin
+            // the outputs follow from the state alone (no next state: above)
             paced       = line_rate != 32'd0 && rc_q < line_rate;
             hold        = 1'b0;
             pace_cycles = cycles(sent_bytes, rc_q);
             active      = rc_q < line_rate;
             timer_valid = 1'b0;
             timer_in    = 32'd0;
+            rate        = rc_q;
+            target      = rt_q;
+            alpha       = alpha_q;
+            t_count     = t_q;
+            bc_count    = bc_q;
         end else begin
+            inc   = 64'd0;
+            cutrc = 32'd0;
+            st    = '0;
+            paced_pre = 1'b0;
+
+            rc_d    = rc_q;
+            rt_d    = rt_q;
+            alpha_d = alpha_q;
+            t_d     = t_q;
+            bc_d    = bc_q;
+            bcb_d   = bcb_q;
+            a_arm_d = a_arm_q;
+            a_rem_d = a_rem_q;
+            i_arm_d = i_arm_q;
+            i_rem_d = i_rem_q;
+            p_rem_d = p_rem_q;
+            pace_cycles = '0;
 
             // L. the packet of t-1 (SENT_LATE): p_rem_d becomes the count of t
             if (SENT_LATE != 0 && sent) begin
@@ -453,17 +463,18 @@ module nic_dcqcn_rp #(
             end else begin
                 timer_in = 32'd0;
             end
-        end  // not quiet
 
-        rate     = rc_d;
-        target   = rt_d;
-        alpha    = alpha_d;
-        t_count  = t_d;
-        bc_count = bc_d;
+            rate     = rc_d;
+            target   = rt_d;
+            alpha    = alpha_d;
+            t_count  = t_d;
+            bc_count = bc_d;
+        end  // not quiet
     end
+    /* verilator lint_on LATCH */
 
     always_ff @(posedge clk) begin
-        // quiet: every _d is its _q
+        // quiet: the state holds (the _d values are not computed)
         if (!quiet) begin
             rc_q    <= rc_d;
             rt_q    <= rt_d;

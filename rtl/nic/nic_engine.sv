@@ -59,19 +59,21 @@
 // (golden appends each AddQP to Node.qps; round robin and timer order are
 // then the same).
 //
-// Structure: state registers x_q and next-state logic. One always_comb
-// (next_state) runs the five steps above, golden's functions as tasks, on
-// next values x_d that start as x_q: the scalars, the per-QP fields, the
-// CNP queue, the counts of the host frame and completion FIFOs. The
-// memories (SQ and RQ WQE rings, READ resources, job queues, the two
-// FIFOs' entries) are not copied: each step that writes one drives a
-// write port (*_we, index, data; the completion FIFO has one per entry, as
-// a cycle may push many) that the always_ff applies in step order, and a
+// Structure: one always_ff (cycle) runs the five steps above once per clock
+// edge, golden's functions as tasks, on the state itself: the scalars, the
+// per-QP fields, the CNP queue, the counts of the host frame and completion
+// FIFOs are updated in place with blocking assignments (nothing outside the
+// block reads them; v_q and err_q, which others read, are registers the
+// cycle works on as v_d and err_d). The memories (SQ and RQ WQE rings, READ
+// resources, job queues, the host frame lengths) are written at the end of
+// the cycle through write ports (*_we, index, data) in step order, and a
 // later step of the same cycle that reads what an earlier one wrote reads
 // through a forwarding mux (wqe_now, wtx_now, job_now). The receive
 // step, which may shift its QP's job queue, works on a copy of that one
-// queue (rjobs). The QP context is written by qp_load in the always_ff
-// directly: nothing reads a QP's context in the cycle that loads it. This
+// queue (rjobs). The completion FIFO's entries, which only the cycle reads,
+// are written in place as they are pushed. The QP context is written by
+// qp_load at the end of the cycle: nothing reads a QP's context in the cycle
+// that loads it. This
 // RTL is for simulation first (README "Microarchitecture").
 //
 // Limits (where golden is wider, the harness keeps within these):
@@ -291,7 +293,7 @@ typedef struct packed {
 } rwqe_t;
 
 // a READ resource (read_request writes it; its valid and queued flags are
-// next-state bits, res_valid_d and res_queued_d)
+// per-QP state bits, res_valid_q and res_queued_q)
 typedef struct packed {
     psn_t        first;
     psn_t        last;
@@ -359,55 +361,58 @@ logic [22:0] win_q   [QPS];
 logic [31:0] ackev_q [QPS];
 logic [7:0]  nres_q  [QPS];   // READ resources in use: min(MaxReads, MAX_READS)
 
-// ---- per-QP state (slot q): registers x_q, next values x_d ----
-logic        v_q     [QPS], v_d     [QPS];   // loaded (golden: in Node.qps)
-logic        err_q   [QPS], err_d   [QPS];
+// ---- per-QP state (slot q), updated in place by the cycle ----
+// v_q and err_q are registers (qp_state, qp_valid and the reaction points'
+// reset read them): the cycle works on v_d and err_d. Bit vectors where a
+// cycle tests all QPs at once.
+logic [QPS-1:0] v_q, v_d;        // loaded (golden: in Node.qps)
+logic [QPS-1:0] err_q, err_d;
 // requester
-int          r_head_q  [QPS], r_head_d  [QPS];
-int          r_count_q [QPS], r_count_d [QPS];
-int          r_started_q[QPS], r_started_d[QPS];
-int          r_cur_q   [QPS], r_cur_d   [QPS];
-psn_t        r_cursor_q[QPS], r_cursor_d[QPS];
-psn_t        r_next_q  [QPS], r_next_d  [QPS];
-psn_t        r_una_q   [QPS], r_una_d   [QPS];
-int          r_reads_q [QPS], r_reads_d [QPS];
-logic [2:0]  r_retry_left_q[QPS], r_retry_left_d[QPS];
-logic [2:0]  r_rnr_left_q  [QPS], r_rnr_left_d  [QPS];
-logic        r_started_retry_q[QPS], r_started_retry_d[QPS];
-logic        r_timer_on_q[QPS], r_timer_on_d[QPS];
-logic [63:0] r_deadline_q[QPS], r_deadline_d[QPS];
-logic        r_rnr_wait_q[QPS], r_rnr_wait_d[QPS];
-logic [63:0] r_rnr_until_q[QPS], r_rnr_until_d[QPS];
-psn_t        r_rnr_psn_q[QPS], r_rnr_psn_d[QPS];
+int          r_head_q  [QPS];
+int          r_count_q [QPS];
+int          r_started_q[QPS];
+int          r_cur_q   [QPS];
+psn_t        r_cursor_q[QPS];
+psn_t        r_next_q  [QPS];
+psn_t        r_una_q   [QPS];
+int          r_reads_q [QPS];
+logic [2:0]  r_retry_left_q[QPS];
+logic [2:0]  r_rnr_left_q  [QPS];
+logic        r_started_retry_q[QPS];
+logic [QPS-1:0] r_timer_on_q;
+logic [63:0] r_deadline_q[QPS];
+logic [QPS-1:0] r_rnr_wait_q;
+logic [63:0] r_rnr_until_q[QPS];
+psn_t        r_rnr_psn_q[QPS];
 // responder
-psn_t        s_epsn_q    [QPS], s_epsn_d    [QPS];
-logic [23:0] s_msn_q     [QPS], s_msn_d     [QPS];
-logic        s_nak_sent_q[QPS], s_nak_sent_d[QPS];
-logic        s_in_send_q [QPS], s_in_send_d [QPS];
-logic        s_in_write_q[QPS], s_in_write_d[QPS];
-logic        s_taken_q   [QPS], s_taken_d   [QPS];
-logic [31:0] s_off_q     [QPS], s_off_d     [QPS];
-logic [63:0] s_wva_q     [QPS], s_wva_d     [QPS];
-logic [31:0] s_wleft_q   [QPS], s_wleft_d   [QPS];
-logic [31:0] s_wlen_q    [QPS], s_wlen_d    [QPS];
-int          s_rq_head_q [QPS], s_rq_head_d [QPS];
-int          s_rq_n_q    [QPS], s_rq_n_d    [QPS];
-int          s_res_next_q[QPS], s_res_next_d[QPS];
-int          s_job_head_q[QPS], s_job_head_d[QPS];
-int          s_job_n_q   [QPS], s_job_n_d   [QPS];
-logic        res_valid_q [QPS][MAX_READS], res_valid_d [QPS][MAX_READS];
-logic        res_queued_q[QPS][MAX_READS], res_queued_d[QPS][MAX_READS];
+psn_t        s_epsn_q    [QPS];
+logic [23:0] s_msn_q     [QPS];
+logic        s_nak_sent_q[QPS];
+logic        s_in_send_q [QPS];
+logic        s_in_write_q[QPS];
+logic        s_taken_q   [QPS];
+logic [31:0] s_off_q     [QPS];
+logic [63:0] s_wva_q     [QPS];
+logic [31:0] s_wleft_q   [QPS];
+logic [31:0] s_wlen_q    [QPS];
+int          s_rq_head_q [QPS];
+int          s_rq_n_q    [QPS];
+int          s_res_next_q[QPS];
+int          s_job_head_q[QPS];
+int          s_job_n_q   [QPS];
+logic        res_valid_q [QPS][MAX_READS];
+logic        res_queued_q[QPS][MAX_READS];
 // NP, poll
-logic        last_resp_q  [QPS], last_resp_d  [QPS];
-logic        cnp_waiting_q[QPS], cnp_waiting_d[QPS];
-logic        np_sent_q    [QPS], np_sent_d    [QPS];
-logic [63:0] np_last_q    [QPS], np_last_d    [QPS];
-logic        pend_q       [QPS], pend_d       [QPS];
+logic        last_resp_q  [QPS];
+logic        cnp_waiting_q[QPS];
+logic        np_sent_q    [QPS];
+logic [63:0] np_last_q    [QPS];
+logic [QPS-1:0] pend_q;
 // DCQCN: the reaction point of each QP (nic_dcqcn_rp, one per slot, below):
 // its hold (golden `paced() && now < nextSend`) and timer ticks in the cycle
 // itself; the packet decided at t reaches it as `sent` in t+1 (SENT_LATE).
 logic        rp_hold  [QPS];
-logic        rp_tick  [QPS];   // a DCQCN timer of the QP fired at the start of this cycle
+logic [QPS-1:0] rp_tick;      // a DCQCN timer of the QP fired at the start of this cycle
 
 // ---- per-QP memories, written through the ports below ----
 wqe_t        sq_q     [QPS][SQ_DEPTH];
@@ -418,34 +423,34 @@ res_t        res_q    [QPS][MAX_READS];
 job_t        jobs_q   [QPS][RESP_DEPTH];
 // ---- node state ----
 logic [63:0] now_q;
-int          rr_q, rr_d;
-int          cnpq_q [QPS], cnpq_d [QPS];   // CNP queue, oldest first; a QP at most once
-int          cnp_n_q, cnp_n_d;
-logic [63:0] tx_free_q, tx_free_d;         // the transmitter is free from this cycle on (spacing)
-logic [63:0] reads_end_q [DMA_MAX_READS], reads_end_d [DMA_MAX_READS];
+int          rr_q;
+int          cnpq_q [QPS];   // CNP queue, oldest first; a QP at most once
+int          cnp_n_q;
+logic [63:0] tx_free_q;         // the transmitter is free from this cycle on (spacing)
+logic [63:0] reads_end_q [DMA_MAX_READS];
 // host frames (in2) waiting: their lengths, written by the always_ff (at
 // most one pushed and one taken a cycle)
 logic [15:0] host_len_q [HOST_DEPTH];
-int          host_head_q, host_head_d, host_n_q, host_n_d;
+int          host_head_q, host_n_q;
 // completions: a cycle may complete any number of WQEs (an ACK of many, a
 // flush), and the oldest leaves the same cycle. The FIFO's storage cq_q is
-// written only at the edge, each entry by its own port (cq_store): `complete`
-// puts a push at its FIFO position i in cq_w and sets cq_we[i]. Entries of
-// cq_w not pushed this cycle are stale and never read: no next-state copy
-// of the whole FIFO.
+// written in place by `complete`, at its FIFO position: a push never
+// overwrites a waiting entry, and only the cycle reads the FIFO.
 comp_t       cq_q [CQ_DEPTH];
-comp_t       cq_w [CQ_DEPTH];
-logic [CQ_DEPTH-1:0] cq_we;
-int          cq_head_q, cq_head_d, cq_n_q, cq_n_d;
-// counters of this cycle; inc_dirty says this cycle counted something
+int          cq_head_q, cq_n_q;
+// counters of this cycle, zero again once registered; inc_dirty says this
+// cycle counted something
 logic [INC_WIDTH-1:0] inc_node [NODE_CNT];
 logic [INC_WIDTH-1:0] inc_qp   [QPS][QP_CNT];
 logic                 inc_dirty;
 
 // The tasks and functions below take slot and counter numbers as int (as
 // golden's indices) and whole structs of which they read a few fields; the
-// memory ports below take their indices as int too.
+// memory ports below take their indices as int too. They run in the
+// always_ff `cycle` and update its state in place, with blocking assignments
+// (BLKSEQ waived down to the end of that block; why there).
 /* verilator lint_off UNUSEDSIGNAL */
+/* verilator lint_off BLKSEQ */
 
 // ---- the memories' write ports (set by the tasks, applied at the edge) ----
 // node_post: a send WQE (sq_we) or a receive WQE (rq_we) at index p_idx of
@@ -529,7 +534,6 @@ logic [QPS-1:0]        d_sent;         // the QP's sentPaced of this cycle (vect
 logic [15:0]           d_sent_bytes;
 logic                  d_cq_valid;     // the oldest completion leaves (to r_cq)
 comp_t                 d_cq;
-logic                  d_idle;
 logic [QPS-1:0]        r_sent_q;       // ... handed to nic_dcqcn_rp in the next cycle
 logic [15:0]           r_sent_bytes;
 // golden calls the reaction point only when DCQCN.LineRate != 0
@@ -545,14 +549,13 @@ task automatic complete(input int q, input logic recv, input logic [2:0] op, inp
     int i;
     if (st == ST_SUCCESS) cnt(q, C_COMP_SUCCESS);
     else                  cnt(q, C_COMP_ERROR);
-    if (cq_n_d == CQ_DEPTH) begin
+    if (cq_n_q == CQ_DEPTH) begin
         node_cnt(N_CQ_OVERFLOW);
     end else begin
-        i = (cq_head_d + cq_n_d) % CQ_DEPTH;
-        cq_w[i].recv = recv; cq_w[i].op = op; cq_w[i].status = st; cq_w[i].has_imm = has_imm; cq_w[i].qpn = qpn_q[q];
-        cq_w[i].id = id; cq_w[i].bytes = bytes; cq_w[i].imm = imm;
-        cq_we[i] = 1'b1;
-        cq_n_d = cq_n_d + 1;
+        i = (cq_head_q + cq_n_q) % CQ_DEPTH;
+        cq_q[i].recv = recv; cq_q[i].op = op; cq_q[i].status = st; cq_q[i].has_imm = has_imm; cq_q[i].qpn = qpn_q[q];
+        cq_q[i].id = id; cq_q[i].bytes = bytes; cq_q[i].imm = imm;
+        cq_n_q = cq_n_q + 1;
     end
 endtask
 
@@ -577,7 +580,7 @@ endtask
 // ================= responder (golden responder.go) =================
 
 function automatic int job_idx(input int q, input int k);
-    return (s_job_head_d[q] + k) % RESP_DEPTH;
+    return (s_job_head_q[q] + k) % RESP_DEPTH;
 endfunction
 
 // (fields, not a job_t: a wide argument is a wide local per call site)
@@ -607,18 +610,18 @@ endtask
 task automatic job_push(input int q, input logic kind, input logic [7:0] r, input psn_t psn,
                         input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] va,
                         input logic [31:0] left, input logic [31:0] n);
-    if (s_job_n_d[q] == RESP_DEPTH) begin
+    if (s_job_n_q[q] == RESP_DEPTH) begin
         $error("nic_engine: responder job queue of QP slot %0d over RESP_DEPTH", q);
     end else begin
-        job_set(q, job_idx(q, s_job_n_d[q]), kind, r, psn, syn, msn, va, left, n);
-        s_job_n_d[q] = s_job_n_d[q] + 1;
-        if (kind) res_queued_d[q][r[RES_W-1:0]] = 1'b1;
+        job_set(q, job_idx(q, s_job_n_q[q]), kind, r, psn, syn, msn, va, left, n);
+        s_job_n_q[q] = s_job_n_q[q] + 1;
+        if (kind) res_queued_q[q][r[RES_W-1:0]] = 1'b1;
     end
 endtask
 
 task automatic job_pop(input int q);
-    s_job_head_d[q] = (s_job_head_d[q] + 1) % RESP_DEPTH;
-    s_job_n_d[q] = s_job_n_d[q] - 1;
+    s_job_head_q[q] = (s_job_head_q[q] + 1) % RESP_DEPTH;
+    s_job_n_q[q] = s_job_n_q[q] - 1;
 endtask
 
 // responder.remove, with the merge it may cause (at most one: two ACKs
@@ -630,11 +633,11 @@ task automatic job_remove(input int q, input int k0);
     logic [23:0] b_msn;
     k = k0;
     for (int pass = 0; pass < 2; pass++) begin
-        if (rjobs[job_idx(q, k)].kind) res_queued_d[q][rjobs[job_idx(q, k)].res[RES_W-1:0]] = 1'b0;
-        for (int i = k; i < s_job_n_d[q] - 1; i++) rjobs[job_idx(q, i)] = rjobs[job_idx(q, i + 1)];
+        if (rjobs[job_idx(q, k)].kind) res_queued_q[q][rjobs[job_idx(q, k)].res[RES_W-1:0]] = 1'b0;
+        for (int i = k; i < s_job_n_q[q] - 1; i++) rjobs[job_idx(q, i)] = rjobs[job_idx(q, i + 1)];
         rjobs_we = 1'b1;
-        s_job_n_d[q] = s_job_n_d[q] - 1;
-        if (pass == 0 && k > 0 && k < s_job_n_d[q] &&
+        s_job_n_q[q] = s_job_n_q[q] - 1;
+        if (pass == 0 && k > 0 && k < s_job_n_q[q] &&
             job_positive(rjobs[job_idx(q, k - 1)].kind, rjobs[job_idx(q, k - 1)].syn) &&
             job_positive(rjobs[job_idx(q, k)].kind, rjobs[job_idx(q, k)].syn)) begin
             b_psn = rjobs[job_idx(q, k)].psn;
@@ -647,13 +650,13 @@ task automatic job_remove(input int q, input int k0);
 endtask
 
 task automatic drop_jobs(input int q);
-    for (int i = 0; i < MAX_READS; i++) res_queued_d[q][i] = 1'b0;
-    s_job_n_d[q] = 0;
+    for (int i = 0; i < MAX_READS; i++) res_queued_q[q][i] = 1'b0;
+    s_job_n_q[q] = 0;
 endtask
 
 function automatic int read_job(input int q, input int i);
-    if (!res_queued_d[q][i]) return -1;
-    for (int k = 0; k < s_job_n_d[q]; k++) begin
+    if (!res_queued_q[q][i]) return -1;
+    for (int k = 0; k < s_job_n_q[q]; k++) begin
         if (rjobs[job_idx(q, k)].kind && int'(rjobs[job_idx(q, k)].res) == i) return k;
     end
     return -1;
@@ -661,7 +664,7 @@ endfunction
 
 function automatic logic earlier_read_after(input int q, input int k0, input psn_t first);
     int i;
-    for (int k = k0 + 1; k < s_job_n_d[q]; k++) begin
+    for (int k = k0 + 1; k < s_job_n_q[q]; k++) begin
         i = job_idx(q, k);
         if (rjobs[i].kind && pdiff(res_q[q][rjobs[i].res[RES_W-1:0]].first, first) < 0) return 1'b1;
     end
@@ -670,7 +673,7 @@ endfunction
 
 function automatic logic nak_waiting(input int q);
     int i;
-    for (int k = 0; k < s_job_n_d[q]; k++) begin
+    for (int k = 0; k < s_job_n_q[q]; k++) begin
         i = job_idx(q, k);
         if (!rjobs[i].kind && !job_positive(rjobs[i].kind, rjobs[i].syn)) return 1'b1;
     end
@@ -678,18 +681,18 @@ function automatic logic nak_waiting(input int q);
 endfunction
 
 task automatic resp_ack(input int q, input psn_t psn, input logic [7:0] syn);
-    if (syn[6:5] == 2'b00 && s_job_n_d[q] > 0 && job_positive(rjobs[job_idx(q, s_job_n_d[q] - 1)].kind,
-                                                              rjobs[job_idx(q, s_job_n_d[q] - 1)].syn)) begin
-        job_merge(q, s_job_n_d[q] - 1, psn, s_msn_d[q]);
+    if (syn[6:5] == 2'b00 && s_job_n_q[q] > 0 && job_positive(rjobs[job_idx(q, s_job_n_q[q] - 1)].kind,
+                                                              rjobs[job_idx(q, s_job_n_q[q] - 1)].syn)) begin
+        job_merge(q, s_job_n_q[q] - 1, psn, s_msn_q[q]);
     end else begin
-        job_push(q, 1'b0, 8'd0, psn, syn, s_msn_d[q], 64'd0, 32'd0, 32'd0);
+        job_push(q, 1'b0, 8'd0, psn, syn, s_msn_q[q], 64'd0, 32'd0, 32'd0);
     end
 endtask
 
 // job i of QP q as the receive step of this cycle left it (the transmit
 // step's read)
 function automatic job_t job_now(input int q, input int i);
-    return (q == int'(rec_slot)) ? rjobs[i] : jobs_q[q][i];
+    return (rec_valid && q == int'(rec_slot)) ? rjobs[i] : jobs_q[q][i];
 endfunction
 
 // responder.next (the transmit step): the head job, changed in j and written
@@ -698,7 +701,7 @@ task automatic resp_next(input int q, output pkt_t p);
     int      i;
     logic [31:0] size;
     job_t    j;
-    i = s_job_head_d[q];
+    i = s_job_head_q[q];
     j = job_now(q, i);
     p = '0;
     if (!j.kind) begin
@@ -720,7 +723,7 @@ task automatic resp_next(input int q, output pkt_t p);
         pj_we = 1'b1; pj_slot = q; pj_idx = i; pj_wdata = j;
         cnt(q, C_RESP_READ_RESP);
         if (j.sent == j.n) begin
-            res_queued_d[q][j.res[RES_W-1:0]] = 1'b0;
+            res_queued_q[q][j.res[RES_W-1:0]] = 1'b0;
             job_pop(q);
         end
     end
@@ -728,10 +731,10 @@ endtask
 
 task automatic resp_flush(input int q);
     logic [63:0] id;
-    while (s_rq_n_d[q] > 0) begin
-        id = rq_q[q][s_rq_head_d[q]].id;
-        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
-        s_rq_n_d[q] = s_rq_n_d[q] - 1;
+    while (s_rq_n_q[q] > 0) begin
+        id = rq_q[q][s_rq_head_q[q]].id;
+        s_rq_head_q[q] = (s_rq_head_q[q] + 1) % RQ_DEPTH;
+        s_rq_n_q[q] = s_rq_n_q[q] - 1;
         complete(q, 1'b1, 3'd0, ST_FLUSHED, id, 32'd0, 1'b0, 32'd0);
     end
 endtask
@@ -756,10 +759,10 @@ task automatic class_error(input int q, input logic [7:0] code_syn, input logic 
     logic [63:0] id;
     if (code_syn == SYN_NAK_ACC) cnt(q, C_RESP_ACCESS);
     else                         cnt(q, C_RESP_INVALID);
-    if (s_taken_d[q] && s_rq_n_d[q] > 0) begin
-        id = rq_q[q][s_rq_head_d[q]].id;
-        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
-        s_rq_n_d[q] = s_rq_n_d[q] - 1;
+    if (s_taken_q[q] && s_rq_n_q[q] > 0) begin
+        id = rq_q[q][s_rq_head_q[q]].id;
+        s_rq_head_q[q] = (s_rq_head_q[q] + 1) % RQ_DEPTH;
+        s_rq_n_q[q] = s_rq_n_q[q] - 1;
         complete(q, 1'b1, 3'd0, st, id, 32'd0, 1'b0, 32'd0);
     end
     to_error(q);
@@ -767,9 +770,9 @@ task automatic class_error(input int q, input logic [7:0] code_syn, input logic 
 endtask
 
 task automatic accept(input int q, input int psns, input logic eom);
-    s_nak_sent_d[q] = 1'b0;
-    s_epsn_d[q] = padd(s_epsn_d[q], psns);
-    if (eom) s_msn_d[q] = s_msn_d[q] + 24'd1;
+    s_nak_sent_q[q] = 1'b0;
+    s_epsn_q[q] = padd(s_epsn_q[q], psns);
+    if (eom) s_msn_q[q] = s_msn_q[q] + 24'd1;
     if (rec_ack_req && rec_opcode != OP_READ_REQ) resp_ack(q, rec_psn, SYN_ACK);
 endtask
 
@@ -778,22 +781,22 @@ task automatic send_packet(input int q, input logic [63:0] now);
     rwqe_t rr;
     first = rec_opcode == OP_SEND_FIRST || rec_opcode == OP_SEND_ONLY || rec_opcode == OP_SEND_ONLY_IMM;
     last  = rec_opcode != OP_SEND_FIRST && rec_opcode != OP_SEND_MIDDLE;
-    if (first) s_off_d[q] = 32'd0;
-    rr = rq_q[q][s_rq_head_d[q]];
-    if ({1'b0, s_off_d[q]} + 33'(rec_pay_len) > {1'b0, rr.len}) begin
+    if (first) s_off_q[q] = 32'd0;
+    rr = rq_q[q][s_rq_head_q[q]];
+    if ({1'b0, s_off_q[q]} + 33'(rec_pay_len) > {1'b0, rr.len}) begin
         class_error(q, SYN_NAK_INV, ST_LOC_LEN, now);
         return;
     end
-    mem_write(rr.addr + 64'(s_off_d[q]), int'(rec_pay_len));
-    s_off_d[q] = s_off_d[q] + 32'(rec_pay_len);
-    s_in_send_d[q] = !last;
+    mem_write(rr.addr + 64'(s_off_q[q]), int'(rec_pay_len));
+    s_off_q[q] = s_off_q[q] + 32'(rec_pay_len);
+    s_in_send_q[q] = !last;
     if (last) begin
         if (rec_opcode == OP_SEND_LAST_IMM || rec_opcode == OP_SEND_ONLY_IMM)
-            complete(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off_d[q], 1'b1, rec_imm);
+            complete(q, 1'b1, WR_SEND_IMM, ST_SUCCESS, rr.id, s_off_q[q], 1'b1, rec_imm);
         else
-            complete(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off_d[q], 1'b0, 32'd0);
-        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
-        s_rq_n_d[q] = s_rq_n_d[q] - 1;
+            complete(q, 1'b1, WR_SEND, ST_SUCCESS, rr.id, s_off_q[q], 1'b0, 32'd0);
+        s_rq_head_q[q] = (s_rq_head_q[q] + 1) % RQ_DEPTH;
+        s_rq_n_q[q] = s_rq_n_q[q] - 1;
     end
     accept(q, 1, last);
 endtask
@@ -810,22 +813,22 @@ task automatic write_packet(input int q, input logic [63:0] now);
             class_error(q, SYN_NAK_ACC, ST_ACCESS_RCVD, now);
             return;
         end
-        s_wva_d[q] = rec_va; s_wleft_d[q] = rec_dma_len; s_wlen_d[q] = rec_dma_len;
+        s_wva_q[q] = rec_va; s_wleft_q[q] = rec_dma_len; s_wlen_q[q] = rec_dma_len;
     end
     size = 32'(rec_pay_len);
-    if (size > s_wleft_d[q] || (last && size != s_wleft_d[q])) begin
+    if (size > s_wleft_q[q] || (last && size != s_wleft_q[q])) begin
         class_error(q, SYN_NAK_INV, ST_INV_REQ_RCVD, now);
         return;
     end
-    if (size > 0) mem_write(s_wva_d[q], int'(size));
-    s_wva_d[q] = s_wva_d[q] + 64'(size);
-    s_wleft_d[q] = s_wleft_d[q] - size;
-    s_in_write_d[q] = !last;
+    if (size > 0) mem_write(s_wva_q[q], int'(size));
+    s_wva_q[q] = s_wva_q[q] + 64'(size);
+    s_wleft_q[q] = s_wleft_q[q] - size;
+    s_in_write_q[q] = !last;
     if (imm) begin
-        rr = rq_q[q][s_rq_head_d[q]];
-        s_rq_head_d[q] = (s_rq_head_d[q] + 1) % RQ_DEPTH;
-        s_rq_n_d[q] = s_rq_n_d[q] - 1;
-        complete(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen_d[q], 1'b1, rec_imm);
+        rr = rq_q[q][s_rq_head_q[q]];
+        s_rq_head_q[q] = (s_rq_head_q[q] + 1) % RQ_DEPTH;
+        s_rq_n_q[q] = s_rq_n_q[q] - 1;
+        complete(q, 1'b1, WR_WRITE_IMM, ST_SUCCESS, rr.id, s_wlen_q[q], 1'b1, rec_imm);
     end
     accept(q, 1, last);
 endtask
@@ -838,20 +841,20 @@ task automatic read_request(input int q, input logic [63:0] now);
         return;
     end
     n = npkts(rec_dma_len, q);
-    i = s_res_next_d[q];
+    i = s_res_next_q[q];
     k = read_job(q, i);
     if (k >= 0) job_remove(q, k);
     resw_we = 1'b1; resw_idx = i;
     resw.first = rec_psn; resw.last = padd(rec_psn, int'(n) - 1);
     resw.va = rec_va; resw.length = rec_dma_len; resw.rkey = rec_rkey;
-    res_valid_d[q][i] = 1'b1; res_queued_d[q][i] = 1'b0;
-    s_res_next_d[q] = (i + 1) % int'(nres_q[q]);
+    res_valid_q[q][i] = 1'b1; res_queued_q[q][i] = 1'b0;
+    s_res_next_q[q] = (i + 1) % int'(nres_q[q]);
     accept(q, int'(n), 1'b1);
-    job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
+    job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_q[q], rec_va, rec_dma_len, n);
 endtask
 
 task automatic rnr(input int q);
-    s_nak_sent_d[q] = 1'b1;
+    s_nak_sent_q[q] = 1'b1;
     if (nak_waiting(q)) begin
         cnt(q, C_RESP_GAP_SILENT);
         return;
@@ -862,9 +865,9 @@ endtask
 
 function automatic psn_t dup_ack_psn(input int q, input psn_t psn);
     psn_t ack;
-    ack = padd(s_epsn_d[q], -1);
+    ack = padd(s_epsn_q[q], -1);
     for (int i = 0; i < MAX_READS; i++) begin
-        if (i < int'(nres_q[q]) && res_valid_d[q][i] && pdiff(res_q[q][i].first, psn) > 0 &&
+        if (i < int'(nres_q[q]) && res_valid_q[q][i] && pdiff(res_q[q][i].first, psn) > 0 &&
             pdiff(res_q[q][i].first, ack) <= 0)
             ack = padd(res_q[q][i].first, -1);
     end
@@ -881,7 +884,7 @@ task automatic duplicate(input int q);
         return;
     end
     for (int i = 0; i < MAX_READS; i++) begin
-        if (i >= int'(nres_q[q]) || !res_valid_d[q][i] || pdiff(rec_psn, res_q[q][i].first) < 0 ||
+        if (i >= int'(nres_q[q]) || !res_valid_q[q][i] || pdiff(rec_psn, res_q[q][i].first) < 0 ||
             pdiff(rec_psn, res_q[q][i].last) > 0) continue;
         e1 = {1'b0, rec_va} + 65'(rec_dma_len);
         e2 = {1'b0, res_q[q][i].va} + 65'(res_q[q][i].length);
@@ -890,11 +893,11 @@ task automatic duplicate(input int q);
         n = 32'(pdiff(res_q[q][i].last, rec_psn) + 1);
         k = read_job(q, i);
         if (k >= 0 && !earlier_read_after(q, k, res_q[q][i].first)) begin
-            job_set(q, job_idx(q, k), 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
+            job_set(q, job_idx(q, k), 1'b1, 8'(i), rec_psn, 8'd0, s_msn_q[q], rec_va, rec_dma_len, n);
             return;
         end
         if (k >= 0) job_remove(q, k);
-        job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_d[q], rec_va, rec_dma_len, n);
+        job_push(q, 1'b1, 8'(i), rec_psn, 8'd0, s_msn_q[q], rec_va, rec_dma_len, n);
         return;
     end
     cnt(q, C_RESP_DUP_DROP);
@@ -907,26 +910,26 @@ task automatic request(input int q, input logic [63:0] now);
     logic [7:0] op;
     int pm, size;
     op = rec_opcode;
-    d = pdiff(rec_psn, s_epsn_d[q]);
+    d = pdiff(rec_psn, s_epsn_q[q]);
     if (d > 0) begin
         cnt(q, C_RESP_OOS);
-        if (s_nak_sent_d[q] || nak_waiting(q)) begin
-            s_nak_sent_d[q] = 1'b1;
+        if (s_nak_sent_q[q] || nak_waiting(q)) begin
+            s_nak_sent_q[q] = 1'b1;
             cnt(q, C_RESP_GAP_SILENT);
             return;
         end
-        s_nak_sent_d[q] = 1'b1;
+        s_nak_sent_q[q] = 1'b1;
         cnt(q, C_RESP_NAK_SEQ);
-        resp_ack(q, s_epsn_d[q], SYN_NAK_SEQ);
+        resp_ack(q, s_epsn_q[q], SYN_NAK_SEQ);
         return;
     end
     if (d < 0) begin
         duplicate(q);
         return;
     end
-    if (s_in_send_d[q])
+    if (s_in_send_q[q])
         ok = op == OP_SEND_MIDDLE || op == OP_SEND_LAST || op == OP_SEND_LAST_IMM;
-    else if (s_in_write_d[q])
+    else if (s_in_write_q[q])
         ok = op == OP_WRITE_MIDDLE || op == OP_WRITE_LAST || op == OP_WRITE_LAST_IMM;
     else
         ok = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_FIRST ||
@@ -938,11 +941,11 @@ task automatic request(input int q, input logic [63:0] now);
     end
     need_wqe = op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
                op == OP_WRITE_ONLY_IMM;
-    if (need_wqe && s_rq_n_d[q] == 0) begin
+    if (need_wqe && s_rq_n_q[q] == 0) begin
         rnr(q);
         return;
     end
-    s_taken_d[q] = s_in_send_d[q] || need_wqe;
+    s_taken_q[q] = s_in_send_q[q] || need_wqe;
     pm = int'(pmtu_bytes(q));
     size = int'(rec_pay_len);
     case (op)
@@ -962,7 +965,7 @@ endtask
 // ================= requester (golden requester.go) =================
 
 function automatic int sq_idx(input int q, input int off);
-    return (r_head_d[q] + off) % SQ_DEPTH;
+    return (r_head_q[q] + off) % SQ_DEPTH;
 endfunction
 
 // a WQE's last PSN, whether it holds psn (of its first and n fields: a
@@ -992,18 +995,18 @@ function automatic logic req_ready(input int q);
     psn_t last;
     wqe_t w;
     wtx_t tx;
-    if (r_cur_d[q] >= r_count_d[q]) return 1'b0;
-    wi = sq_idx(q, r_cur_d[q]);
+    if (r_cur_q[q] >= r_count_q[q]) return 1'b0;
+    wi = sq_idx(q, r_cur_q[q]);
     w = wqe_now(q, wi);
     tx = wtx_now(q, wi);
-    last = r_cursor_d[q];
+    last = r_cursor_q[q];
     if (!tx.started) begin
-        if (w.op == WR_READ && r_reads_d[q] >= int'(nres_q[q])) return 1'b0;
-        if (w.op == WR_READ) last = padd(r_next_d[q], int'(w.n) - 1);
+        if (w.op == WR_READ && r_reads_q[q] >= int'(nres_q[q])) return 1'b0;
+        if (w.op == WR_READ) last = padd(r_next_q[q], int'(w.n) - 1);
     end else if (w.op == WR_READ) begin
         last = wqe_last(tx.first, w.n);
     end
-    return pdiff(last, r_una_d[q]) < int'(win_q[q]) || r_cursor_d[q] == r_una_d[q];
+    return pdiff(last, r_una_q[q]) < int'(win_q[q]) || r_cursor_q[q] == r_una_q[q];
 endfunction
 
 function automatic logic [7:0] op_for(input logic [2:0] op, input logic first, input logic last);
@@ -1026,29 +1029,29 @@ task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
     logic first, last;
     wqe_t w;
     wtx_t tx;
-    wi = sq_idx(q, r_cur_d[q]);
+    wi = sq_idx(q, r_cur_q[q]);
     w = wqe_now(q, wi);
     tx = wtx_now(q, wi);
     p = '0;
     if (!tx.started) begin
-        tx.first = r_next_d[q];
+        tx.first = r_next_q[q];
         tx.started = 1'b1;
-        r_started_d[q] = r_started_d[q] + 1;
-        if (w.op == WR_READ) r_reads_d[q] = r_reads_d[q] + 1;
+        r_started_q[q] = r_started_q[q] + 1;
+        if (w.op == WR_READ) r_reads_q[q] = r_reads_q[q] + 1;
     end
-    retransmit = pdiff(r_cursor_d[q], r_next_d[q]) < 0;
-    i  = 32'(pdiff(r_cursor_d[q], tx.first));
+    retransmit = pdiff(r_cursor_q[q], r_next_q[q]) < 0;
+    i  = 32'(pdiff(r_cursor_q[q], tx.first));
     pm = pmtu_bytes(q);
     off = i << pmtu_q[q];
-    p.psn = r_cursor_d[q];
+    p.psn = r_cursor_q[q];
     if (w.op == WR_READ) begin
         p.op = OP_READ_REQ;
         p.ack_req = 1'b1;
         p.va = w.raddr + 64'(off);
         p.rkey = w.rkey;
         p.dma_len = w.len - ((off < w.len) ? off : w.len);
-        tx.req_start = r_cursor_d[q];
-        r_cursor_d[q] = padd(wqe_last(tx.first, w.n), 1);
+        tx.req_start = r_cursor_q[q];
+        r_cursor_q[q] = padd(wqe_last(tx.first, w.n), 1);
     end else begin
         p.payload = 13'((pm < w.len - off) ? pm : w.len - off);
         p.addr = w.laddr + 64'(off);
@@ -1060,44 +1063,44 @@ task automatic req_next(input int q, output pkt_t p, input logic [63:0] now);
             p.va = w.raddr; p.rkey = w.rkey; p.dma_len = w.len;
         end
         p.imm = w.imm;
-        r_cursor_d[q] = padd(r_cursor_d[q], 1);
+        r_cursor_q[q] = padd(r_cursor_q[q], 1);
     end
     tx_we = 1'b1; tx_slot = q; tx_idx = wi; tx_wdata = tx;
-    if (pdiff(r_cursor_d[q], r_next_d[q]) > 0) r_next_d[q] = r_cursor_d[q];
-    if (pdiff(r_cursor_d[q], wqe_last(tx.first, w.n)) > 0) r_cur_d[q] = r_cur_d[q] + 1;
+    if (pdiff(r_cursor_q[q], r_next_q[q]) > 0) r_next_q[q] = r_cursor_q[q];
+    if (pdiff(r_cursor_q[q], wqe_last(tx.first, w.n)) > 0) r_cur_q[q] = r_cur_q[q] + 1;
     cnt(q, C_TX_PACKETS);
     if (retransmit) cnt(q, C_TX_RETRANSMITS);
-    if (!r_timer_on_d[q] && ackcyc_q[q] != 32'd0) begin
-        r_timer_on_d[q] = 1'b1;
-        r_deadline_d[q] = now + 64'(ackcyc_q[q]);
+    if (!r_timer_on_q[q] && ackcyc_q[q] != 32'd0) begin
+        r_timer_on_q[q] = 1'b1;
+        r_deadline_q[q] = now + 64'(ackcyc_q[q]);
     end
 endtask
 
 task automatic req_pop(input int q);
-    if (r_cur_d[q] > 0) r_cur_d[q] = r_cur_d[q] - 1;
-    r_head_d[q] = (r_head_d[q] + 1) % SQ_DEPTH;
-    r_count_d[q] = r_count_d[q] - 1;
-    r_started_d[q] = r_started_d[q] - 1;
+    if (r_cur_q[q] > 0) r_cur_q[q] = r_cur_q[q] - 1;
+    r_head_q[q] = (r_head_q[q] + 1) % SQ_DEPTH;
+    r_count_q[q] = r_count_q[q] - 1;
+    r_started_q[q] = r_started_q[q] - 1;
 endtask
 
 task automatic restart_timer(input int q, input logic [63:0] now);
-    r_timer_on_d[q] = ackcyc_q[q] != 32'd0 && r_una_d[q] != r_next_d[q] && !r_rnr_wait_d[q];
-    r_deadline_d[q] = now + 64'(ackcyc_q[q]);
+    r_timer_on_q[q] = ackcyc_q[q] != 32'd0 && r_una_q[q] != r_next_q[q] && !r_rnr_wait_q[q];
+    r_deadline_q[q] = now + 64'(ackcyc_q[q]);
 endtask
 
 task automatic req_progress(input int q, input logic [63:0] now);
-    r_retry_left_d[q] = retry_q[q];
-    r_rnr_left_d[q] = rnrr_q[q];
-    r_started_retry_d[q] = 1'b0;
+    r_retry_left_q[q] = retry_q[q];
+    r_rnr_left_q[q] = rnrr_q[q];
+    r_started_retry_q[q] = 1'b0;
     restart_timer(q, now);
 endtask
 
 task automatic req_seek(input int q, input psn_t psn);
-    r_cursor_d[q] = psn;
-    r_cur_d[q] = r_started_d[q];
+    r_cursor_q[q] = psn;
+    r_cur_q[q] = r_started_q[q];
     for (int i = 0; i < SQ_DEPTH; i++) begin
-        if (i < r_started_d[q] && wqe_holds(sq_tx_q[q][sq_idx(q, i)].first, sq_q[q][sq_idx(q, i)].n, psn)) begin
-            r_cur_d[q] = i;
+        if (i < r_started_q[q] && wqe_holds(sq_tx_q[q][sq_idx(q, i)].first, sq_q[q][sq_idx(q, i)].n, psn)) begin
+            r_cur_q[q] = i;
             break;
         end
     end
@@ -1112,7 +1115,7 @@ task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] no
     gap = 1'b0;
     progress = 1'b0;
     for (int guard = 0; guard < SQ_DEPTH; guard++) begin
-        if (r_started_d[q] <= 0) break;
+        if (r_started_q[q] <= 0) break;
         wi = sq_idx(q, 0);
         if (sq_q[q][wi].op == WR_READ) begin
             need = padd(sq_tx_q[q][wi].first, int'(sq_got_q[q][wi]));
@@ -1126,9 +1129,9 @@ task automatic ack_before(input int q, input psn_t limit0, input logic [63:0] no
         complete(q, 1'b0, sq_q[q][wi].op, ST_SUCCESS, sq_q[q][wi].id, sq_q[q][wi].len, 1'b0, 32'd0);
         req_pop(q);
     end
-    if (pdiff(limit, r_una_d[q]) > 0) begin
-        r_una_d[q] = limit;
-        if (pdiff(r_cursor_d[q], r_una_d[q]) < 0) req_seek(q, r_una_d[q]);
+    if (pdiff(limit, r_una_q[q]) > 0) begin
+        r_una_q[q] = limit;
+        if (pdiff(r_cursor_q[q], r_una_q[q]) < 0) req_seek(q, r_una_q[q]);
         req_progress(q, now);
         progress = 1'b1;
     end
@@ -1136,14 +1139,14 @@ endtask
 
 task automatic req_flush(input int q);
     int wi;
-    while (r_count_d[q] > 0) begin
+    while (r_count_q[q] > 0) begin
         wi = sq_idx(q, 0);
         complete(q, 1'b0, sq_q[q][wi].op, ST_FLUSHED, sq_q[q][wi].id, 32'd0, 1'b0, 32'd0);
-        r_head_d[q] = (r_head_d[q] + 1) % SQ_DEPTH;
-        r_count_d[q] = r_count_d[q] - 1;
+        r_head_q[q] = (r_head_q[q] + 1) % SQ_DEPTH;
+        r_count_q[q] = r_count_q[q] - 1;
     end
-    r_started_d[q] = 0; r_cur_d[q] = 0; r_reads_d[q] = 0;
-    r_timer_on_d[q] = 1'b0; r_rnr_wait_d[q] = 1'b0;
+    r_started_q[q] = 0; r_cur_q[q] = 0; r_reads_q[q] = 0;
+    r_timer_on_q[q] = 1'b0; r_rnr_wait_q[q] = 1'b0;
 endtask
 
 task automatic to_error(input int q);
@@ -1156,31 +1159,31 @@ endtask
 
 task automatic qp_fail(input int q, input logic [7:0] st, input logic [63:0] now);
     int wi;
-    if (r_count_d[q] > 0) begin
+    if (r_count_q[q] > 0) begin
         wi = sq_idx(q, 0);
         complete(q, 1'b0, sq_q[q][wi].op, st, sq_q[q][wi].id, 32'd0, 1'b0, 32'd0);
-        if (r_started_d[q] == 0) r_started_d[q] = 1;
+        if (r_started_q[q] == 0) r_started_q[q] = 1;
         req_pop(q);
     end
     to_error(q);
 endtask
 
 task automatic qp_retry(input int q, input psn_t psn, input int why, input logic [63:0] now);
-    if (r_retry_left_d[q] == 3'd0) begin
+    if (r_retry_left_q[q] == 3'd0) begin
         cnt(q, C_REQ_RETRY_EXCEEDED);
         qp_fail(q, ST_RETRY_EXC, now);
         return;
     end
-    r_retry_left_d[q] = r_retry_left_d[q] - 3'd1;
-    r_started_retry_d[q] = 1'b1;
+    r_retry_left_q[q] = r_retry_left_q[q] - 3'd1;
+    r_started_retry_q[q] = 1'b1;
     req_seek(q, psn);
     cnt(q, why);
-    r_timer_on_d[q] = ackcyc_q[q] != 32'd0;
-    r_deadline_d[q] = now + 64'(ackcyc_q[q]);
+    r_timer_on_q[q] = ackcyc_q[q] != 32'd0;
+    r_deadline_q[q] = now + 64'(ackcyc_q[q]);
 endtask
 
 task automatic retry_once(input int q, input psn_t psn, input int why, input logic [63:0] now);
-    if (r_started_retry_d[q]) begin
+    if (r_started_retry_q[q]) begin
         cnt(q, C_REQ_RETRY_IGNORED);
         return;
     end
@@ -1195,40 +1198,40 @@ task automatic on_ack(input int q, input logic [63:0] now);
     syn = rec_syndrome;
     case (syn[6:5])
         2'b00: begin
-            if (psn == r_next_d[q]) begin
+            if (psn == r_next_q[q]) begin
                 cnt(q, C_REQ_BOGUS_ACK);
                 return;
             end
             ack_before(q, padd(psn, 1), now, progress, gap);
-            if (gap) retry_once(q, r_una_d[q], C_REQ_RETRY_READ_GAP, now);
+            if (gap) retry_once(q, r_una_q[q], C_REQ_RETRY_READ_GAP, now);
         end
         2'b01: begin
             ack_before(q, psn, now, progress, gap);
-            if (r_rnr_wait_d[q] && psn == r_rnr_psn_d[q]) begin
+            if (r_rnr_wait_q[q] && psn == r_rnr_psn_q[q]) begin
                 cnt(q, C_REQ_RETRY_IGNORED);
                 return;
             end
-            if (r_una_d[q] != psn) begin
-                retry_once(q, r_una_d[q], C_REQ_RETRY_READ_GAP, now);
+            if (r_una_q[q] != psn) begin
+                retry_once(q, r_una_q[q], C_REQ_RETRY_READ_GAP, now);
                 return;
             end
-            if (r_rnr_left_d[q] == 3'd0) begin
+            if (r_rnr_left_q[q] == 3'd0) begin
                 cnt(q, C_REQ_RNR_EXCEEDED);
                 qp_fail(q, ST_RNR_EXC, now);
                 return;
             end
-            if (rnrr_q[q] != 3'd7) r_rnr_left_d[q] = r_rnr_left_d[q] - 3'd1;
+            if (rnrr_q[q] != 3'd7) r_rnr_left_q[q] = r_rnr_left_q[q] - 3'd1;
             cnt(q, C_REQ_RNR_WAIT);
-            r_rnr_wait_d[q] = 1'b1;
-            r_rnr_until_d[q] = now + 64'(rnr_cycles[syn[4:0]]);
-            r_rnr_psn_d[q] = psn;
-            r_timer_on_d[q] = 1'b0;
+            r_rnr_wait_q[q] = 1'b1;
+            r_rnr_until_q[q] = now + 64'(rnr_cycles[syn[4:0]]);
+            r_rnr_psn_q[q] = psn;
+            r_timer_on_q[q] = 1'b0;
             req_seek(q, psn);
         end
         2'b11: begin
             ack_before(q, psn, now, progress, gap);
             case (syn[4:0])
-                5'd0: retry_once(q, r_una_d[q], C_REQ_RETRY_NAK, now);
+                5'd0: retry_once(q, r_una_q[q], C_REQ_RETRY_NAK, now);
                 5'd1: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_INV, now); end
                 5'd2: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_ACCESS, now); end
                 default: begin cnt(q, C_REQ_REMOTE_ERROR); qp_fail(q, ST_REM_OP, now); end
@@ -1247,7 +1250,7 @@ task automatic on_read_response(input int q, input logic [63:0] now);
     logic [31:0] off, want, pm, got;
     psn = rec_psn;
     ack_before(q, psn, now, progress, gap);
-    if (r_started_d[q] == 0 || sq_q[q][sq_idx(q, 0)].op != WR_READ) begin
+    if (r_started_q[q] == 0 || sq_q[q][sq_idx(q, 0)].op != WR_READ) begin
         cnt(q, C_REQ_DUP_RESP);
         return;
     end
@@ -1287,12 +1290,12 @@ task automatic on_read_response(input int q, input logic [63:0] now);
     got_we = 1'b1; got_idx = wi; got_val = got;
     if (got == sq_q[q][wi].n) begin
         complete(q, 1'b0, WR_READ, ST_SUCCESS, sq_q[q][wi].id, sq_q[q][wi].len, 1'b0, 32'd0);
-        r_reads_d[q] = r_reads_d[q] - 1;
+        r_reads_q[q] = r_reads_q[q] - 1;
         req_pop(q);
     end
-    if (pdiff(padd(psn, 1), r_una_d[q]) > 0) begin
-        r_una_d[q] = padd(psn, 1);
-        if (pdiff(r_cursor_d[q], r_una_d[q]) < 0) req_seek(q, r_una_d[q]);
+    if (pdiff(padd(psn, 1), r_una_q[q]) > 0) begin
+        r_una_q[q] = padd(psn, 1);
+        if (pdiff(r_cursor_q[q], r_una_q[q]) < 0) req_seek(q, r_una_q[q]);
     end
     req_progress(q, now);
 endtask
@@ -1300,11 +1303,11 @@ endtask
 task automatic response(input int q, input logic [63:0] now);
     psn_t psn;
     psn = rec_psn;
-    if (pdiff(psn, r_una_d[q]) < 0) begin
+    if (pdiff(psn, r_una_q[q]) < 0) begin
         cnt(q, C_REQ_STALE_ACK);
         return;
     end
-    if (pdiff(psn, r_next_d[q]) > 0 || (psn == r_next_d[q] && rec_opcode != OP_ACK)) begin
+    if (pdiff(psn, r_next_q[q]) > 0 || (psn == r_next_q[q] && rec_opcode != OP_ACK)) begin
         cnt(q, C_REQ_BOGUS_ACK);
         return;
     end
@@ -1319,15 +1322,15 @@ endtask
 
 function automatic logic timer_due(input int q, input logic [63:0] now);
     if (!v_d[q] || err_d[q]) return 1'b0;
-    return (r_rnr_wait_d[q] && r_rnr_until_d[q] <= now) || (r_timer_on_d[q] && r_deadline_d[q] <= now);
+    return (r_rnr_wait_q[q] && r_rnr_until_q[q] <= now) || (r_timer_on_q[q] && r_deadline_q[q] <= now);
 endfunction
 
 task automatic qp_advance(input int q, input logic [63:0] now);
     if (err_d[q]) return;
-    if (r_rnr_wait_d[q] && now >= r_rnr_until_d[q]) r_rnr_wait_d[q] = 1'b0;
-    if (r_timer_on_d[q] && now >= r_deadline_d[q]) begin
-        if (r_una_d[q] == r_next_d[q]) r_timer_on_d[q] = 1'b0;
-        else qp_retry(q, r_una_d[q], C_REQ_RETRY_TIMEOUT, now);
+    if (r_rnr_wait_q[q] && now >= r_rnr_until_q[q]) r_rnr_wait_q[q] = 1'b0;
+    if (r_timer_on_q[q] && now >= r_deadline_q[q]) begin
+        if (r_una_q[q] == r_next_q[q]) r_timer_on_q[q] = 1'b0;
+        else qp_retry(q, r_una_q[q], C_REQ_RETRY_TIMEOUT, now);
     end
 endtask
 
@@ -1351,24 +1354,24 @@ task automatic qp_poll(input int q, input logic [63:0] now, output logic got, ou
     job_t head;
     got = 1'b0;
     p = '0;
-    head = job_now(q, s_job_head_d[q]);
+    head = job_now(q, s_job_head_q[q]);
     if (err_d[q]) begin
-        if (s_job_n_d[q] > 0 && !head.kind) begin
+        if (s_job_n_q[q] > 0 && !head.kind) begin
             resp_next(q, p);
             got = 1'b1;
         end
         return;
     end
     held = rp_hold[q];   // DCQCN: nic_dcqcn_rp's hold (after the timers and the CNP of now)
-    resp_ready = s_job_n_d[q] > 0 && !(head.kind && held);
-    req_rdy = !r_rnr_wait_d[q] && !held && req_ready(q);
-    if (resp_ready && (!req_rdy || !last_resp_d[q])) begin
+    resp_ready = s_job_n_q[q] > 0 && !(head.kind && held);
+    req_rdy = !r_rnr_wait_q[q] && !held && req_ready(q);
+    if (resp_ready && (!req_rdy || !last_resp_q[q])) begin
         resp_next(q, p);
-        last_resp_d[q] = 1'b1;
+        last_resp_q[q] = 1'b1;
         got = 1'b1;
     end else if (req_rdy) begin
         req_next(q, p, now);
-        last_resp_d[q] = 1'b0;
+        last_resp_q[q] = 1'b0;
         got = 1'b1;
     end
     // DCQCN: q.sentPaced(frame bytes, now) for every packet but ACK/NAK is
@@ -1381,7 +1384,7 @@ task automatic node_receive(input logic [63:0] now);
     if (rec_class == CLS_CNP) begin
         cnt(q, C_RX_CNP);
         // DCQCN: rp.OnCNP(now) is nic_dcqcn_rp's cnp input of this cycle
-        if (dcqcn_on) pend_d[q] = 1'b1;
+        if (dcqcn_on) pend_q[q] = 1'b1;
         return;
     end
     if (rec_class != CLS_RC) return;
@@ -1392,12 +1395,12 @@ task automatic node_receive(input logic [63:0] now);
     cnt(q, C_RX_PACKETS);
     if (rec_ecn_ce) begin
         cnt(q, C_RX_CE);
-        if (!cnp_waiting_d[q] && !(np_sent_d[q] && (now < np_last_d[q] || now - np_last_d[q] < 64'(cnp_interval)))) begin
-            np_last_d[q] = now;
-            np_sent_d[q] = 1'b1;
-            cnp_waiting_d[q] = 1'b1;
-            cnpq_d[cnp_n_d] = q;
-            cnp_n_d = cnp_n_d + 1;
+        if (!cnp_waiting_q[q] && !(np_sent_q[q] && (now < np_last_q[q] || now - np_last_q[q] < 64'(cnp_interval)))) begin
+            np_last_q[q] = now;
+            np_sent_q[q] = 1'b1;
+            cnp_waiting_q[q] = 1'b1;
+            cnpq_q[cnp_n_q] = q;
+            cnp_n_q = cnp_n_q + 1;
         end else begin
             cnt(q, C_CNP_SUPPRESSED);
         end
@@ -1407,7 +1410,7 @@ task automatic node_receive(input logic [63:0] now);
         request(q, now);
     else
         response(q, now);
-    pend_d[q] = 1'b1;
+    pend_q[q] = 1'b1;
 endtask
 
 function automatic int find_qp(input logic [23:0] qpn);
@@ -1429,32 +1432,32 @@ task automatic node_post(input logic [63:0] now);
             node_cnt(N_CMD_REJECTED);
             return;
         end
-        pend_d[q] = 1'b1;
+        pend_q[q] = 1'b1;
         if (err_d[q]) begin
             complete(q, 1'b0, post_op, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
-        if (r_count_d[q] == SQ_DEPTH) begin
+        if (r_count_q[q] == SQ_DEPTH) begin
             node_cnt(N_CMD_REJECTED);
             return;
         end
         w = '0;
         w.id = post_id; w.op = post_op; w.laddr = post_laddr; w.len = post_len; w.raddr = post_raddr;
         w.rkey = post_rkey; w.imm = post_imm; w.n = npkts(post_len, q);
-        sq_we = 1'b1; p_slot = q; p_idx = sq_idx(q, r_count_d[q]); p_wqe = w;
-        r_count_d[q] = r_count_d[q] + 1;
+        sq_we = 1'b1; p_slot = q; p_idx = sq_idx(q, r_count_q[q]); p_wqe = w;
+        r_count_q[q] = r_count_q[q] + 1;
     end else begin
         if (err_d[q]) begin
             complete(q, 1'b1, 3'd0, ST_FLUSHED, post_id, 32'd0, 1'b0, 32'd0);
             return;
         end
-        if (s_rq_n_d[q] == RQ_DEPTH) begin
+        if (s_rq_n_q[q] == RQ_DEPTH) begin
             node_cnt(N_CMD_REJECTED);
             return;
         end
         r.id = post_id; r.addr = post_laddr; r.len = post_len;
-        rq_we = 1'b1; p_slot = q; p_idx = (s_rq_head_d[q] + s_rq_n_d[q]) % RQ_DEPTH; p_rwqe = r;
-        s_rq_n_d[q] = s_rq_n_d[q] + 1;
+        rq_we = 1'b1; p_slot = q; p_idx = (s_rq_head_q[q] + s_rq_n_q[q]) % RQ_DEPTH; p_rwqe = r;
+        s_rq_n_q[q] = s_rq_n_q[q] + 1;
     end
 endtask
 
@@ -1462,18 +1465,18 @@ endtask
 // registers are loaded by the always_ff, from cfg_*, in the same cycle)
 task automatic load_qp(input int q);
     v_d[q] = 1'b1; err_d[q] = 1'b0;
-    r_head_d[q] = 0; r_count_d[q] = 0; r_started_d[q] = 0; r_cur_d[q] = 0;
-    r_cursor_d[q] = cfg_send_psn[q]; r_next_d[q] = cfg_send_psn[q]; r_una_d[q] = cfg_send_psn[q]; r_reads_d[q] = 0;
-    r_retry_left_d[q] = cfg_retry_cnt[q]; r_rnr_left_d[q] = cfg_rnr_retry[q]; r_started_retry_d[q] = 1'b0;
-    r_timer_on_d[q] = 1'b0; r_deadline_d[q] = '0; r_rnr_wait_d[q] = 1'b0; r_rnr_until_d[q] = '0; r_rnr_psn_d[q] = '0;
-    s_epsn_d[q] = cfg_recv_psn[q]; s_msn_d[q] = '0; s_nak_sent_d[q] = 1'b0; s_in_send_d[q] = 1'b0;
-    s_in_write_d[q] = 1'b0; s_taken_d[q] = 1'b0; s_off_d[q] = '0; s_wva_d[q] = '0; s_wleft_d[q] = '0; s_wlen_d[q] = '0;
-    s_rq_head_d[q] = 0; s_rq_n_d[q] = 0; s_res_next_d[q] = 0; s_job_head_d[q] = 0; s_job_n_d[q] = 0;
+    r_head_q[q] = 0; r_count_q[q] = 0; r_started_q[q] = 0; r_cur_q[q] = 0;
+    r_cursor_q[q] = cfg_send_psn[q]; r_next_q[q] = cfg_send_psn[q]; r_una_q[q] = cfg_send_psn[q]; r_reads_q[q] = 0;
+    r_retry_left_q[q] = cfg_retry_cnt[q]; r_rnr_left_q[q] = cfg_rnr_retry[q]; r_started_retry_q[q] = 1'b0;
+    r_timer_on_q[q] = 1'b0; r_deadline_q[q] = '0; r_rnr_wait_q[q] = 1'b0; r_rnr_until_q[q] = '0; r_rnr_psn_q[q] = '0;
+    s_epsn_q[q] = cfg_recv_psn[q]; s_msn_q[q] = '0; s_nak_sent_q[q] = 1'b0; s_in_send_q[q] = 1'b0;
+    s_in_write_q[q] = 1'b0; s_taken_q[q] = 1'b0; s_off_q[q] = '0; s_wva_q[q] = '0; s_wleft_q[q] = '0; s_wlen_q[q] = '0;
+    s_rq_head_q[q] = 0; s_rq_n_q[q] = 0; s_res_next_q[q] = 0; s_job_head_q[q] = 0; s_job_n_q[q] = 0;
     for (int i = 0; i < MAX_READS; i++) begin
-        res_valid_d[q][i] = 1'b0;
-        res_queued_d[q][i] = 1'b0;
+        res_valid_q[q][i] = 1'b0;
+        res_queued_q[q][i] = 1'b0;
     end
-    last_resp_d[q] = 1'b0; cnp_waiting_d[q] = 1'b0; np_sent_d[q] = 1'b0; np_last_d[q] = '0; pend_d[q] = 1'b0;
+    last_resp_q[q] = 1'b0; cnp_waiting_q[q] = 1'b0; np_sent_q[q] = 1'b0; np_last_q[q] = '0; pend_q[q] = 1'b0;
 endtask
 
 // Node.Poll; the caller checked the transmitter is free
@@ -1486,11 +1489,11 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
     // a paused priority's CNPs and QPs are skipped (IEEE 802.1Qbb clause 36:
     // the pause acts at transmit decisions): they keep their place and pend,
     // and the round robin moves on only past the QP that sends
-    if (cnp_n_d > 0 && !paused[cnp_prio]) begin
-        q = cnpq_d[0];
-        for (int i = 0; i < QPS - 1; i++) if (i < cnp_n_d - 1) cnpq_d[i] = cnpq_d[i + 1];
-        cnp_n_d = cnp_n_d - 1;
-        cnp_waiting_d[q] = 1'b0;
+    if (cnp_n_q > 0 && !paused[cnp_prio]) begin
+        q = cnpq_q[0];
+        for (int i = 0; i < QPS - 1; i++) if (i < cnp_n_q - 1) cnpq_q[i] = cnpq_q[i + 1];
+        cnp_n_q = cnp_n_q - 1;
+        cnp_waiting_q[q] = 1'b0;
         cnt(q, C_TX_CNP);
         p = '0;
         p.op = OP_CNP;
@@ -1499,37 +1502,37 @@ task automatic node_poll(input logic [63:0] now, output logic got, output nic_pk
         return;
     end
     for (int i = 0; i < QPS; i++) begin
-        k = (rr_d + i) % QPS;
-        if (!pend_d[k]) continue;
+        k = (rr_q + i) % QPS;
+        if (!pend_q[k]) continue;
         if (paused[prio_q[k]]) continue;
         qp_poll(k, now, g, p);
         if (g) begin
             d = mkdesc(k, p, tos_q[k], 1'b0);
             got = 1'b1;
-            rr_d = (k + 1) % QPS;
+            rr_q = (k + 1) % QPS;
             return;
         end
-        pend_d[k] = rp_hold[k];   // DCQCN: a QP held by its rate limiter stays pending
+        pend_q[k] = rp_hold[k];   // DCQCN: a QP held by its rate limiter stays pending
     end
 endtask
 
 // Timed.freeAt == now
 function automatic logic tx_free(input logic [63:0] now);
     int live;
-    if (now < tx_free_d) return 1'b0;
+    if (now < tx_free_q) return 1'b0;
     live = 0;
-    for (int i = 0; i < DMA_MAX_READS; i++) if (reads_end_d[i] >= now + 64'd1) live = live + 1;
+    for (int i = 0; i < DMA_MAX_READS; i++) if (reads_end_q[i] >= now + 64'd1) live = live + 1;
     return live < DMA_MAX_READS;
 endfunction
 
 task automatic tx_sent(input logic [63:0] now, input int bytes, input int pay);
     logic placed;
-    tx_free_d = now + 64'(beats_of(bytes));
+    tx_free_q = now + 64'(beats_of(bytes));
     placed = 1'b0;
     if (pay > 0) begin
         for (int i = 0; i < DMA_MAX_READS; i++) begin
-            if (!placed && reads_end_d[i] < now + 64'd1) begin
-                reads_end_d[i] = now + 64'(DMA_LATENCY) + 64'(beats_of(pay));
+            if (!placed && reads_end_q[i] < now + 64'd1) begin
+                reads_end_q[i] = now + 64'(DMA_LATENCY) + 64'(beats_of(pay));
                 placed = 1'b1;
             end
         end
@@ -1567,71 +1570,74 @@ logic [QPS-1:0][QP_CNT-1:0][INC_WIDTH-1:0] r_qp_inc;
 logic          r_inc_on;      // r_node_inc / r_qp_inc are not all zero
 logic          r_idle;
 
-// The next state: the steps of cycle t in golden's order, each on what the
-// steps before it left (header "Cycle t"). It does not read rst (in reset
-// the always_ff ignores it all): Verilator evaluates logic that depends on a
-// top-level input at every input change, not once per cycle.
-always_comb begin : next_state
+// The cycle: the steps of cycle t in golden's order, each on what the steps
+// before it left (header "Cycle t"), run once, at the edge that ends t, on
+// the state itself. Blocking assignments (BLKSEQ waived, as in
+// rtl/switch/switch_buffer.sv): the state updated in place is read by nothing
+// outside this block, so a later step of the cycle sees what an earlier one
+// wrote and the next cycle sees what the cycle left, as with a next-state
+// copy, without copying every field both ways in every cycle. v_q and err_q,
+// which others read, stay registers: the steps work on v_d and err_d.
+always_ff @(posedge clk) begin : cycle
     logic [63:0] now;
     logic got;
     nic_pkg::desc_t d;
     logic any, pending;
-    now = now_q;
-    got = 1'b0;
-    d = '0;
-    any = 1'b0;
-    pending = 1'b0;
-    // state: as it is unless a rule below changes it
-    v_d = v_q; err_d = err_q;
-    r_head_d = r_head_q; r_count_d = r_count_q; r_started_d = r_started_q; r_cur_d = r_cur_q;
-    r_cursor_d = r_cursor_q; r_next_d = r_next_q; r_una_d = r_una_q; r_reads_d = r_reads_q;
-    r_retry_left_d = r_retry_left_q; r_rnr_left_d = r_rnr_left_q; r_started_retry_d = r_started_retry_q;
-    r_timer_on_d = r_timer_on_q; r_deadline_d = r_deadline_q; r_rnr_wait_d = r_rnr_wait_q;
-    r_rnr_until_d = r_rnr_until_q; r_rnr_psn_d = r_rnr_psn_q;
-    s_epsn_d = s_epsn_q; s_msn_d = s_msn_q; s_nak_sent_d = s_nak_sent_q; s_in_send_d = s_in_send_q;
-    s_in_write_d = s_in_write_q; s_taken_d = s_taken_q; s_off_d = s_off_q; s_wva_d = s_wva_q;
-    s_wleft_d = s_wleft_q; s_wlen_d = s_wlen_q; s_rq_head_d = s_rq_head_q; s_rq_n_d = s_rq_n_q;
-    s_res_next_d = s_res_next_q; s_job_head_d = s_job_head_q; s_job_n_d = s_job_n_q;
-    res_valid_d = res_valid_q; res_queued_d = res_queued_q;
-    last_resp_d = last_resp_q; cnp_waiting_d = cnp_waiting_q; np_sent_d = np_sent_q; np_last_d = np_last_q;
-    pend_d = pend_q;
-    rr_d = rr_q; cnpq_d = cnpq_q; cnp_n_d = cnp_n_q; tx_free_d = tx_free_q; reads_end_d = reads_end_q;
-    host_head_d = host_head_q; host_n_d = host_n_q;
-    cq_head_d = cq_head_q; cq_n_d = cq_n_q;
-    cq_we = '0;
-    // the entry a first push takes (so that every path assigns cq_w)
-    cq_w[(cq_head_q + cq_n_q) % CQ_DEPTH] = '0;
-    // memory ports: no write unless a rule below writes
-    sq_we = 1'b0; rq_we = 1'b0; p_slot = 0; p_idx = 0; p_wqe = '0; p_rwqe = '0;
-    got_we = 1'b0; got_idx = 0; got_val = '0;
-    resw_we = 1'b0; resw_idx = 0; resw = '0;
-    rjobs_we = 1'b0;
-    rjobs = jobs_q[int'(rec_slot)];
-    tx_we = 1'b0; tx_slot = 0; tx_idx = 0; tx_wdata = '0;
-    pj_we = 1'b0; pj_slot = 0; pj_idx = 0; pj_wdata = '0;
-    // the cycle's outputs and counts
-    d_desc_valid = 1'b0;
-    d_desc = '0;
-    d_host_go = 1'b0;
-    d_rxj_valid = 1'b0; d_rxj_wr = 1'b0; d_rxj_addr = '0; d_rxj_len = '0;
-    d_sent = '0;
-    d_sent_bytes = '0;
-    d_cq_valid = 1'b0;
-    d_cq = '0;
-    for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
-    for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
-    inc_dirty = 1'b0;
-    d_idle = 1'b1;
+    int host_head0, host_n0;   // the host frame FIFO at the start of the cycle
+    if (rst) begin
+        v_q <= '0;
+        err_q <= '0;
+        pend_q = '0;
+        cnp_waiting_q = '{default: 1'b0};
+        r_timer_on_q = '0;
+        r_rnr_wait_q = '0;
+        s_job_n_q = '{default: 0};
+        r_count_q = '{default: 0};
+        s_rq_n_q = '{default: 0};
+        reads_end_q = '{default: '0};
+        rr_q = 0; cnp_n_q = 0; host_head_q = 0; host_n_q = 0; cq_head_q = 0; cq_n_q = 0;
+        tx_free_q = '0;
+        for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+        for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+        inc_dirty = 1'b0;
+        r_inc_on <= 1'b0;
+        now_q <= '0;
+        r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
+        r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
+        r_sent_q <= '0;
+        r_sent_bytes <= '0;
+    end else begin
+        now = now_q;
+        got = 1'b0;
+        any = 1'b0;
+        pending = 1'b0;
+        v_d = v_q; err_d = err_q;
+        host_head0 = host_head_q; host_n0 = host_n_q;
+        // memory ports: no write unless a rule below writes (a port's
+        // index and data are set with its enable and read only then)
+        sq_we = 1'b0; rq_we = 1'b0; got_we = 1'b0; resw_we = 1'b0; rjobs_we = 1'b0; tx_we = 1'b0; pj_we = 1'b0;
+        // the receive step's job queue (job_now reads it only then)
+        if (rec_valid) rjobs = jobs_q[int'(rec_slot)];
+        // the cycle's outputs (the counts start at zero: see the end)
+        d_desc_valid = 1'b0;
+        d_desc = '0;
+        d_host_go = 1'b0;
+        d_rxj_valid = 1'b0; d_rxj_wr = 1'b0; d_rxj_addr = '0; d_rxj_len = '0;
+        d_sent = '0;
+        d_sent_bytes = '0;
+        d_cq_valid = 1'b0;
 
-    begin
         // 1. timers (Node.advance). rp.Advance(now) is nic_dcqcn_rp's own;
         // a reaction-point timer due also sets pend (golden timerAt), in the
-        // error state too
-        for (int q = 0; q < QPS; q++) begin
-            if (rp_tick[q]) pend_d[q] = 1'b1;
-            if (timer_due(q, now)) begin
-                pend_d[q] = 1'b1;
-                qp_advance(q, now);
+        // error state too. Only a QP with its ACK timer or RNR wait on can be
+        // due (timer_due), and qp_advance changes no other QP's pend.
+        pend_q = pend_q | rp_tick;
+        if ((r_timer_on_q | r_rnr_wait_q) != '0) begin
+            for (int q = 0; q < QPS; q++) begin
+                if (timer_due(q, now)) begin
+                    pend_q[q] = 1'b1;
+                    qp_advance(q, now);
+                end
             end
         end
         // 2. the receive decision
@@ -1647,24 +1653,22 @@ always_comb begin : next_state
         end
         // host frames that may go from now on
         if (host_push) begin
-            // its length is written into host_len_q at the edge
-            if (host_n_d < HOST_DEPTH) host_n_d = host_n_d + 1;
+            // its length is written into host_len_q below
+            if (host_n_q < HOST_DEPTH) host_n_q = host_n_q + 1;
         end
-        // 5. the transmit decision
-        if (tx_free(now)) begin
-            if (host_n_d > 0) begin
+        // 5. the transmit decision, when there is something to send (Poll
+        // does nothing unless a CNP waits or a QP is pending) and the
+        // transmitter is free
+        pending = cnp_n_q > 0 || pend_q != '0;
+        if ((host_n_q > 0 || pending) && tx_free(now)) begin
+            if (host_n_q > 0) begin
                 d_host_go = 1'b1;
                 // the oldest: waiting since before t, else pushed at t
-                tx_sent(now, host_n_q > 0 ? int'(host_len_q[host_head_d]) : int'(host_push_len), 0);
-                host_head_d = (host_head_d + 1) % HOST_DEPTH;
-                host_n_d = host_n_d - 1;
+                tx_sent(now, host_n0 > 0 ? int'(host_len_q[host_head_q]) : int'(host_push_len), 0);
+                host_head_q = (host_head_q + 1) % HOST_DEPTH;
+                host_n_q = host_n_q - 1;
             end else begin
-                // Poll does nothing unless a CNP waits or a QP is pending
-                pending = cnp_n_d > 0;
-                for (int q = 0; q < QPS; q++) if (pend_d[q]) pending = 1'b1;
-                got = 1'b0;
-                d = '0;
-                if (pending) node_poll(now, got, d);
+                node_poll(now, got, d);
                 if (got) begin
                     d_desc_valid = 1'b1;
                     d_desc = d;
@@ -1672,83 +1676,45 @@ always_comb begin : next_state
                     // qp.poll's sentPaced: every packet of a QP but ACK/NAK
                     // (a CNP is the node's), with the frame's length as sent
                     if (dcqcn_on && d.opcode != OP_CNP && d.opcode != OP_ACK) begin
-                        d_sent[(rr_d + QPS - 1) % QPS] = 1'b1;
+                        d_sent[(rr_q + QPS - 1) % QPS] = 1'b1;
                         d_sent_bytes = 16'(wire_bytes(d.opcode, int'(d.pay_len), d.vlan));
                     end
                 end
             end
         end
-        // the oldest completion leaves
-        if (cq_n_d > 0) begin
+        // the oldest completion leaves (pushed before t or at t: complete
+        // writes cq_q in place, never over a waiting entry)
+        if (cq_n_q > 0) begin
             d_cq_valid = 1'b1;
-            d_cq = cq_n_q > 0 ? cq_q[cq_head_d] : cq_w[cq_head_d];
-            cq_head_d = (cq_head_d + 1) % CQ_DEPTH;
-            cq_n_d = cq_n_d - 1;
+            d_cq = cq_q[cq_head_q];
+            cq_head_q = (cq_head_q + 1) % CQ_DEPTH;
+            cq_n_q = cq_n_q - 1;
         end
-        any = cq_n_d > 0 || cnp_n_d > 0 || host_n_d > 0 || now < tx_free_d;
-        for (int q = 0; q < QPS; q++) begin
-            // A DCQCN timer alone keeps no QP busy: it only changes the
-            // rate of packets yet to send, and a QP held by its rate
-            // limiter is pending (above). Counting it kept a NIC busy for
-            // the ~12 M cycles alpha takes to decay after a CNP (1,400
-            // periods of 55 us at g = 1/256), so runs stalled with all
-            // their work done.
-            if (v_d[q] && (pend_d[q] || d_sent[q] ||
-                           (!err_d[q] && (r_timer_on_d[q] || r_rnr_wait_d[q])))) any = 1'b1;
-        end
-        d_idle = !any;
-    end
-end
+        // A DCQCN timer alone keeps no QP busy: it only changes the rate of
+        // packets yet to send, and a QP held by its rate limiter is pending
+        // (above). Counting it kept a NIC busy for the ~12 M cycles alpha
+        // takes to decay after a CNP (1,400 periods of 55 us at g = 1/256),
+        // so runs stalled with all their work done.
+        any = cq_n_q > 0 || cnp_n_q > 0 || host_n_q > 0 || now < tx_free_q ||
+              (v_d & (pend_q | d_sent | (~err_d & (r_timer_on_q | r_rnr_wait_q)))) != '0;
 
-always_ff @(posedge clk) begin
-    if (rst) begin
-        v_q <= '{default: 1'b0};
-        err_q <= '{default: 1'b0};
-        pend_q <= '{default: 1'b0};
-        cnp_waiting_q <= '{default: 1'b0};
-        r_timer_on_q <= '{default: 1'b0};
-        r_rnr_wait_q <= '{default: 1'b0};
-        s_job_n_q <= '{default: 0};
-        r_count_q <= '{default: 0};
-        s_rq_n_q <= '{default: 0};
-        reads_end_q <= '{default: '0};
-        rr_q <= 0; cnp_n_q <= 0; host_head_q <= 0; host_n_q <= 0; cq_head_q <= 0; cq_n_q <= 0;
-        tx_free_q <= '0;
-        r_inc_on <= 1'b0;
-        now_q <= '0;
-        r_desc_valid <= 1'b0; r_host_go <= 1'b0; r_rxj_valid <= 1'b0; r_cq_valid <= 1'b0;
-        r_node_inc <= '0; r_qp_inc <= '0; r_idle <= 1'b1;
-        r_sent_q <= '0;
-        r_sent_bytes <= '0;
-    end else begin
+        // ---- registers: v_q, err_q, the memories, the outputs ----
         v_q <= v_d; err_q <= err_d;
-        r_head_q <= r_head_d; r_count_q <= r_count_d; r_started_q <= r_started_d; r_cur_q <= r_cur_d;
-        r_cursor_q <= r_cursor_d; r_next_q <= r_next_d; r_una_q <= r_una_d; r_reads_q <= r_reads_d;
-        r_retry_left_q <= r_retry_left_d; r_rnr_left_q <= r_rnr_left_d; r_started_retry_q <= r_started_retry_d;
-        r_timer_on_q <= r_timer_on_d; r_deadline_q <= r_deadline_d; r_rnr_wait_q <= r_rnr_wait_d;
-        r_rnr_until_q <= r_rnr_until_d; r_rnr_psn_q <= r_rnr_psn_d;
-        s_epsn_q <= s_epsn_d; s_msn_q <= s_msn_d; s_nak_sent_q <= s_nak_sent_d; s_in_send_q <= s_in_send_d;
-        s_in_write_q <= s_in_write_d; s_taken_q <= s_taken_d; s_off_q <= s_off_d; s_wva_q <= s_wva_d;
-        s_wleft_q <= s_wleft_d; s_wlen_q <= s_wlen_d; s_rq_head_q <= s_rq_head_d; s_rq_n_q <= s_rq_n_d;
-        s_res_next_q <= s_res_next_d; s_job_head_q <= s_job_head_d; s_job_n_q <= s_job_n_d;
-        res_valid_q <= res_valid_d; res_queued_q <= res_queued_d;
-        last_resp_q <= last_resp_d; cnp_waiting_q <= cnp_waiting_d; np_sent_q <= np_sent_d;
-        np_last_q <= np_last_d; pend_q <= pend_d;
-        rr_q <= rr_d; cnpq_q <= cnpq_d; cnp_n_q <= cnp_n_d; tx_free_q <= tx_free_d; reads_end_q <= reads_end_d;
-        host_head_q <= host_head_d; host_n_q <= host_n_d;
-        cq_head_q <= cq_head_d; cq_n_q <= cq_n_d;
-        if (host_push && host_n_q < HOST_DEPTH) host_len_q[(host_head_q + host_n_q) % HOST_DEPTH] <= host_push_len;
-        // the context of a QP loaded this cycle (golden newQP)
+        if (host_push && host_n0 < HOST_DEPTH) host_len_q[(host_head0 + host_n0) % HOST_DEPTH] <= host_push_len;
+        // the context of a QP loaded this cycle (golden newQP): written
+        // after every read of this cycle, so blocking writes (no delayed-write
+        // flags to clear and test in every cycle) but for qpn_q, which the QP
+        // table reads
         for (int q = 0; q < QPS; q++) begin
             if (qp_load[q] && !v_q[q]) begin
-                qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] <= cfg_remote_qpn[q]; rmac_q[q] <= cfg_remote_mac[q];
-                rip_q[q] <= cfg_remote_ip[q]; smac_q[q] <= node_mac; sip_q[q] <= node_ip;
+                qpn_q[q] <= cfg_qpn[q]; rqpn_q[q] = cfg_remote_qpn[q]; rmac_q[q] = cfg_remote_mac[q];
+                rip_q[q] = cfg_remote_ip[q]; smac_q[q] = node_mac; sip_q[q] = node_ip;
                 // the QP's own DSCP, else the node's (golden newQP)
-                tos_q[q] <= {cfg_dscp[q] != 6'd0 ? cfg_dscp[q] : dscp, 2'b10}; prio_q[q] <= cfg_prio[q]; vlan_q[q] <= cfg_vlan[q];
-                pmtu_q[q] <= cfg_pmtu_log2[q]; ackcyc_q[q] <= cfg_timeout_cycles[q];
-                retry_q[q] <= cfg_retry_cnt[q]; rnrr_q[q] <= cfg_rnr_retry[q]; minrnr_q[q] <= cfg_min_rnr_timer[q];
-                udp_q[q] <= cfg_udp_src[q]; acc_q[q] <= cfg_access[q]; win_q[q] <= cfg_window[q];
-                ackev_q[q] <= ack_every(cfg_window[q]); nres_q[q] <= reads_in_use(cfg_max_reads[q]);
+                tos_q[q] = {cfg_dscp[q] != 6'd0 ? cfg_dscp[q] : dscp, 2'b10}; prio_q[q] = cfg_prio[q]; vlan_q[q] = cfg_vlan[q];
+                pmtu_q[q] = cfg_pmtu_log2[q]; ackcyc_q[q] = cfg_timeout_cycles[q];
+                retry_q[q] = cfg_retry_cnt[q]; rnrr_q[q] = cfg_rnr_retry[q]; minrnr_q[q] = cfg_min_rnr_timer[q];
+                udp_q[q] = cfg_udp_src[q]; acc_q[q] = cfg_access[q]; win_q[q] = cfg_window[q];
+                ackev_q[q] = ack_every(cfg_window[q]); nres_q[q] = reads_in_use(cfg_max_reads[q]);
             end
         end
         // the memories, in step order (a later step's write to the same
@@ -1780,19 +1746,24 @@ always_ff @(posedge clk) begin
         r_sent_bytes <= d_sent_bytes;
         r_cq_valid   <= d_cq_valid;
         if (d_cq_valid) r_cq <= d_cq;
-        // the counts of this cycle, then zero again for the next one
+        // the counts of this cycle, then zero again for the next one (only
+        // when something was counted: most cycles count nothing)
         if (inc_dirty) begin
             for (int n = 0; n < NODE_CNT; n++) r_node_inc[n] <= inc_node[n];
             for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) r_qp_inc[q][n] <= inc_qp[q][n];
             r_inc_on <= 1'b1;
+            for (int n = 0; n < NODE_CNT; n++) inc_node[n] = '0;
+            for (int q = 0; q < QPS; q++) for (int n = 0; n < QP_CNT; n++) inc_qp[q][n] = '0;
+            inc_dirty = 1'b0;
         end else if (r_inc_on) begin
             r_node_inc <= '0;
             r_qp_inc <= '0;
             r_inc_on <= 1'b0;
         end
-        r_idle <= d_idle;
+        r_idle <= !any;
     end
 end
+/* verilator lint_on BLKSEQ */
 
 always_comb begin
     tx_desc_valid = r_desc_valid;
@@ -1820,19 +1791,6 @@ always_comb begin
         qp_state[q] = !v_q[q] ? 2'd0 : err_q[q] ? 2'd2 : 2'd1;
         qp_valid[q] = v_q[q];
         qp_qpn_flat[24*q +: 24] = qpn_q[q];
-    end
-end
-
-// the completion FIFO's storage: entry k is written when pushed this cycle.
-// Blocking writes (BLKSEQ waived, as in rtl/switch/switch_buffer.sv): only
-// next_state reads cq_q, after the edge, so this is a nonblocking write in
-// effect. A nonblocking write per entry cost the simulator a set/test/clear
-// of 128 delayed-write flags in every cycle; most cycles push nothing.
-always_ff @(posedge clk) begin : cq_store
-    if (cq_we != '0) begin
-        /* verilator lint_off BLKSEQ */
-        for (int k = 0; k < CQ_DEPTH; k++) if (cq_we[k]) cq_q[k] = cq_w[k];
-        /* verilator lint_on BLKSEQ */
     end
 end
 
@@ -1871,7 +1829,7 @@ for (genvar q = 0; q < QPS; q++) begin : g_rp
         .t_count(t_u), .bc_count(bc_u), .active(active_u), .pace_cycles(pace_u),
         .timer_valid(timer_valid), .timer_in(timer_in_u), .alpha_tick(alpha_tick), .inc_tick(inc_tick)
     );
-    always_comb rp_tick[q] = alpha_tick || inc_tick;
+    assign rp_tick[q] = alpha_tick || inc_tick;
 end
 
 // ---- Cover points ----
