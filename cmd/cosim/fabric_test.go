@@ -81,13 +81,13 @@ func fabricDrops(sum *engine.Summary) uint64 {
 	return n
 }
 
-// The built-in fabric at its default length (about 13 ms simulated):
+// The built-in fabric at its default length (about 43 ms simulated):
 // lossless with PFC, pause from n0's leaf back through the spine to the
 // senders' leaf, CE marks and CNPs, no retransmission, every frame,
 // counter, completion and byte of memory as golden predicts; and DCQCN
 // shares n0's link fairly: over the middle of the incast each sender's
-// rate is within 20 % of an equal share of the rate the senders had in
-// all, which is most of the line rate.
+// rate is within 20 % of its fair share, the line rate over 7, and the
+// seven keep the link busy.
 func TestFabric(t *testing.T) {
 	sum, stdout := fabricRun(t, "1")
 	assert.Zero(t, fabricDrops(sum), "no switch loses a frame")
@@ -119,9 +119,9 @@ func TestFabric(t *testing.T) {
 	}
 	const line = 8.0 // bytes per cycle at 64 bits
 	t.Logf("DCQCN rates over the middle of the incast, bytes/cycle: %v; %.0f %% of the line rate in all", rates, 100*total/line)
-	assert.Greater(t, total, 0.7*line, "the senders keep n0's link mostly busy")
+	assert.Greater(t, total, 0.9*line, "the senders keep n0's link busy")
 	for nic, r := range rates {
-		assert.InEpsilon(t, total/7, r, 0.2, "%s's rate within 20 %% of its share", nic)
+		assert.InEpsilon(t, line/7, r, 0.2, "%s's rate within 20 %% of its fair share", nic)
 	}
 }
 
@@ -130,8 +130,8 @@ func TestFabric(t *testing.T) {
 // golden predicts. Shorter (60 messages), and with the ACK timeout a lossy
 // fabric wants (1 ms, not 16.8): a lost last packet waits for it.
 func TestFabricWithoutPFC(t *testing.T) {
-	sum, _ := fabricRun(t, "1", "messages = 500", "messages = 60", "messages = 70", "messages = 20",
-		"CTRL = 14 ", "CTRL = 2 ", "timeout = 12 ", "timeout = 8 ")
+	sum, _ := fabricRun(t, "1", "messages = 2000", "messages = 60", "messages = 280", "messages = 20",
+		"CTRL = 30 ", "CTRL = 18 ", "timeout = 12 ", "timeout = 8 ")
 	assert.Positive(t, fabricDrops(sum), "the switches drop frames")
 	assert.Zero(t, counter(sum, "leaf0", "tx_pfc")+counter(sum, "leaf1", "tx_pfc")+counter(sum, "spine", "tx_pfc"), "no PFC frame")
 	var retx uint64
