@@ -73,8 +73,7 @@
 // queue (rjobs). The completion FIFO's entries, which only the cycle reads,
 // are written in place as they are pushed. The QP context is written by
 // qp_load at the end of the cycle: nothing reads a QP's context in the cycle
-// that loads it. This
-// RTL is for simulation first (README "Microarchitecture").
+// that loads it. This RTL is for simulation first (README "Microarchitecture").
 //
 // Limits (where golden is wider, the harness keeps within these):
 //   - a QP's MAX_READS context field above MAX_READS is taken as MAX_READS
